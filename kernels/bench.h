@@ -1,0 +1,96 @@
+// Benchmark harness shared by `attnlab bench` and the explorer's latency panel. Method
+// (DESIGN.md section 5): check against the CPU reference first, warm up, rotate inputs past the
+// L2 (GPU) or caches (CPU), time many runs (device events on the GPU), report the median with
+// min and max, and a streaming-read bandwidth measured in the same run.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "attention/config.h"
+#include "attention/dtype.h"
+
+namespace kern {
+
+enum class BenchDevice { kCpu, kGpu };
+
+struct BenchCase {
+  attn::Variant variant = attn::Variant::kGqa;
+  std::int64_t batch = 1;   // B
+  std::int64_t seq = 4096;  // S
+  int q_heads = 32;         // Hq (MLA: H)
+  int kv_heads = 8;         // Hkv (MLA: 1)
+  int head_dim = 128;       // D (MLA: Dl + Dr)
+  int window = 0;           // W, 0 = full
+  int latent_dim = 0;       // Dl (MLA)
+  int rope_dim = 0;         // Dr (MLA)
+  double scale = 0;         // 0 = default
+  attn::DType dtype = attn::DType::kBf16;  // GPU storage dtype; CPU always runs fp32
+  std::string label;        // suite row name, e.g. "peers: GQA B16 S4096"
+  double peer_us = 0;       // a peer's published/measured time for this row, 0 if none
+  std::string peer_name;
+
+  // Throws InputError naming the flag (--batch, --seq, ...) when the case is invalid.
+  void validate() const;
+  // Bytes of KV cache the case reads (only the window of a sliding case).
+  std::uint64_t kv_bytes() const;
+};
+
+struct BenchResult {
+  BenchCase c;
+  std::string device;      // "cpu" or "gpu"
+  double median_us = 0, min_us = 0, max_us = 0;
+  int runs = 0;
+  std::uint64_t kv_bytes = 0;  // as BenchCase::kv_bytes() for the storage dtype used
+  double gbps = 0;             // all bytes read (KV + Q) and written / median time
+  double max_abs_err = 0;      // vs the CPU float64 reference
+  bool checked = false;        // compared with the CPU reference before timing
+  double probe_gbps = 0;       // streaming-read bandwidth measured in the same run
+  std::string error;           // non-empty: the case failed (the others still ran)
+};
+
+struct BenchEnvironment {   // the "device" object of the JSON
+  std::string kind;         // "cpu" / "gpu"
+  std::string name;         // CPU model or GPU name
+  std::string driver;
+  std::string runtime;
+  int threads = 0;          // CPU threads used
+  int multiprocessors = 0;
+  std::uint64_t memory_bytes = 0;
+  double probe_gbps = 0;    // streaming read measured in this run
+};
+
+struct BenchReport {
+  BenchEnvironment device;
+  std::string date;         // ISO 8601 UTC
+  std::string commit;       // git commit of the build (ATTNLAB_GIT_COMMIT) or "unknown"
+  std::string suite;        // suite name or "single"
+  std::vector<BenchResult> results;
+};
+
+struct BenchOptions {
+  BenchDevice device = BenchDevice::kCpu;
+  int threads = 0;                 // CPU: 0 = all cores
+  int min_runs = 10;
+  double min_seconds = 0.2;        // per case, after warm-up
+  const std::atomic<bool>* cancel = nullptr;  // checked between runs; a cancelled case is dropped
+  // Called before each case: (index, total, case). Runs on the benchmark's thread.
+  std::function<void(int, int, const BenchCase&)> progress;
+};
+
+// Suites: "peers", "amd-mixed-mla", "sweep" (GPU shapes; on the CPU the harness may cap them).
+std::vector<std::string> suite_names();
+std::vector<BenchCase> suite_cases(const std::string& name);  // throws InputError
+
+// Runs the cases in order. Never throws for a failing case (its error is recorded); throws
+// DeviceError only when the device itself cannot be used (no GPU).
+BenchReport run_bench(const std::vector<BenchCase>& cases, const BenchOptions& opt);
+
+// JSON of DESIGN.md section 3 (results files in assets/results/ are this plus provenance).
+std::string bench_report_json(const BenchReport& r, int indent = 2);
+// Reads a results file's text; throws InputError naming the field. Used by the explorer.
+BenchReport parse_bench_report(const std::string& text, const std::string& origin);
+
+}  // namespace kern
