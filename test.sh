@@ -21,7 +21,10 @@ command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 \
   || echo "== no GPU on this machine: GPU tests will be reported as skipped"
 echo "== tests"
 cd build
-ctest --output-on-failure -j"$(nproc 2>/dev/null || echo 2)" 2>&1 | tee ctest.log | grep -vE "^ +[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed" || true
-rc=${PIPESTATUS[0]}
-grep -q "Skipped" ctest.log && grep -E "\(Skipped\)|\*\*\*Skipped" ctest.log | sed 's/^/  skipped: /' || true
+set +e
+ctest --output-on-failure -j"$(nproc 2>/dev/null || echo 2)" >ctest.log 2>&1
+rc=$?
+set -e
+# Passed lines are noise; failures, skips and the summary are what a reader needs.
+grep -vE "Test +#[0-9]+: .* Passed" ctest.log || true
 exit "$rc"
