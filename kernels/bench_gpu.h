@@ -1,0 +1,17 @@
+// The GPU side of the benchmark harness (bench.h dispatches here for BenchDevice::kGpu).
+// Implemented in bench_gpu_gpu.cpp (GPU builds) and bench_gpu_nogpu.cpp (builds without GPU).
+#pragma once
+#include "kernels/bench.h"
+
+namespace kern {
+
+// Streaming-read bandwidth of the device in GB/s (a read-only kernel over a buffer several
+// times the L2), measured now. Throws DeviceError.
+double gpu_read_probe_gbps();
+
+// One case: upload rotated inputs, check against the CPU float64 reference, warm up, time with
+// device events. Errors of the case go into BenchResult::error; throws DeviceError only when
+// the device cannot be used at all.
+BenchResult gpu_bench_case(const BenchCase& c, const BenchOptions& opt);
+
+}  // namespace kern
