@@ -126,9 +126,9 @@ class Fields {
                                       std::int64_t hi) const {
     const json* v = find(key);
     if (!v) return std::nullopt;
-    const std::string want = lo == 1   ? "a positive integer"
-                             : lo == 0 ? "a non-negative integer"
-                                       : "an integer of at least " + std::to_string(lo);
+    const std::string want = lo == 1   ? "expected a positive integer"
+                             : lo == 0 ? "expected a non-negative integer"
+                                       : "expected an integer of at least " + std::to_string(lo);
     std::int64_t x = 0;
     if (v->is_number_integer() && !v->is_number_unsigned()) {
       x = v->get<std::int64_t>();
