@@ -56,6 +56,7 @@ using nlohmann::json;
 // The defaults of HF config classes that published files rely on (only the attention fields).
 struct ClassDefaults {
   std::map<std::string, std::int64_t> ints;
+  std::map<std::string, bool> bools;
 };
 
 const ClassDefaults* class_defaults(const std::string& model_type) {
@@ -68,10 +69,17 @@ const ClassDefaults* class_defaults(const std::string& model_type) {
                                           {"max_position_embeddings", 131072},
                                           {"sliding_window", 4096},
                                           {"sliding_window_pattern", 6},
-                                          {"query_pre_attn_scalar", 256}}};
+                                          {"query_pre_attn_scalar", 256}},
+                                         {}};
   // transformers FalconConfig: max_position_embeddings=2048 (falcon-7b/40b files lack it).
-  static const ClassDefaults kFalcon{{{"max_position_embeddings", 2048}}};
+  static const ClassDefaults kFalcon{{{"max_position_embeddings", 2048}}, {}};
+  // transformers Qwen2Config / Qwen3Config (and their MoE kin): use_sliding_window=False,
+  // max_window_layers=28.
+  static const ClassDefaults kQwen{{{"max_window_layers", 28}}, {{"use_sliding_window", false}}};
   if (model_type == "gemma3_text" || model_type == "gemma3") return &kGemma3Text;
+  if (model_type == "qwen2" || model_type == "qwen2_moe" || model_type == "qwen3" ||
+      model_type == "qwen3_moe")
+    return &kQwen;
   if (model_type == "falcon" || model_type == "RefinedWeb" || model_type == "RefinedWebModel")
     return &kFalcon;
   return nullptr;
@@ -186,6 +194,19 @@ class Fields {
     if (!v->is_boolean()) fail(key, "expected true or false, found " + describe(*v));
     return v->get<bool>();
   }
+  std::optional<bool> boolean_or_default(const std::string& key) const {
+    if (auto v = boolean(key)) return v;
+    if (const ClassDefaults* d = class_defaults(model_type_)) {
+      const auto it = d->bools.find(key);
+      if (it != d->bools.end()) {
+        if (notes_)
+          notes_->push_back(prefix_ + key + " absent: " + model_type_ + "'s default " +
+                            (it->second ? "true" : "false") + " used");
+        return it->second;
+      }
+    }
+    return std::nullopt;
+  }
 
   std::optional<double> positive_number(const std::string& key) const {
     const json* v = find(key);
@@ -222,7 +243,8 @@ void read_windows(const Fields& f, const std::string& model_type, ModelConfig& m
       !f.has("sliding_window") && f.has("sliding_window_size") ? "sliding_window_size" : "sliding_window";
   const bool w_null = f.has(w_key) && f.find(w_key) == nullptr;
   const bool w_written = f.find(w_key) != nullptr;
-  const std::optional<bool> use_sw = f.boolean("use_sliding_window");
+  const std::optional<bool> use_sw =
+      w_written ? f.boolean_or_default("use_sliding_window") : f.boolean("use_sliding_window");
   const json* types = f.find("layer_types");
   // The window, when the model has one (an HF class default where the file relies on it).
   const auto window = [&]() -> std::optional<std::int64_t> {
@@ -268,7 +290,9 @@ void read_windows(const Fields& f, const std::string& model_type, ModelConfig& m
   const auto w = window();
   if (!w) return;  // no window: every layer full
 
-  const auto mwl = f.integer("max_window_layers", 0, Limits::kMaxLayers);
+  const auto mwl = use_sw.value_or(false)
+                       ? f.integer_or_default("max_window_layers", 0, Limits::kMaxLayers)
+                       : std::nullopt;
   const auto pattern_key = f.first_present({"sliding_window_pattern", "_sliding_window_pattern"});
   if (use_sw.value_or(false) && mwl) {
     // Qwen2 family: layers from max_window_layers on slide.
@@ -360,6 +384,20 @@ ModelConfig import_hf_config_text(const std::string& text, const std::string& or
     m.head_dim = m.qk_nope_dim + m.rope_dim;
     m.kv_heads = m.q_heads;  // the latent is expanded to every head
     m.scale = 1.0 / std::sqrt(static_cast<double>(m.head_dim));
+    if (const json* rs = f.find("rope_scaling"); rs && rs->is_object()) {
+      // DeepSeek's YaRN also multiplies the softmax scale by mscale^2 (HF DeepseekV3Attention);
+      // DESIGN.md fixes the scale at 1/sqrt(qk_nope + qk_rope), so say what is left out.
+      const auto fa = rs->find("factor"), ms = rs->find("mscale_all_dim");
+      if (fa != rs->end() && ms != rs->end() && fa->is_number() && ms->is_number() &&
+          fa->get<double>() > 1.0 && ms->get<double>() > 0.0) {
+        const double mscale = 0.1 * ms->get<double>() * std::log(fa->get<double>()) + 1.0;
+        std::ostringstream o;
+        o.precision(4);
+        o << prefix << "rope_scaling: YaRN would multiply the softmax scale by mscale^2 = "
+          << mscale * mscale << "; the scale used is 1/sqrt(qk_nope_head_dim + qk_rope_head_dim)";
+        m.notes.push_back(o.str());
+      }
+    }
   } else {
     // kv heads: Falcon's rule first (new_decoder_architecture / multi_query), then the field.
     const bool new_arch = f.boolean("new_decoder_architecture").value_or(model_type == "RefinedWeb");

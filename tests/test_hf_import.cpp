@@ -470,3 +470,29 @@ TEST_CASE("hf: published files as they are (Qwen3-8B, Llama-3.2-3B, Falcon-40B)"
   CHECK(f.num_layers == 60);
   CHECK(f.max_seq == 2048);
 }
+
+TEST_CASE("hf: Qwen2's class defaults: use_sliding_window false, max_window_layers 28",
+          "[hf]") {
+  const std::string base = R"({"model_type": "qwen2", "hidden_size": 1024,
+      "num_hidden_layers": 32, "num_attention_heads": 8, "num_key_value_heads": 2,
+      "max_position_embeddings": 32768, "sliding_window": 4096)";
+  const ModelConfig off = import(base + "}");
+  CHECK(off.num_sliding() == 0);
+  CHECK_THAT(off.notes.at(0), Contains("use_sliding_window absent"));
+  const ModelConfig on = import(base + R"(, "use_sliding_window": true})");
+  CHECK(on.num_sliding() == 32 - 28);  // layers 28..31
+  CHECK(on.layers[27] == LayerKind::kFull);
+  CHECK(on.layers[28] == LayerKind::kSliding);
+}
+
+TEST_CASE("hf: DeepSeek's YaRN mscale is noted, the scale stays 1/sqrt(192)", "[hf]") {
+  const ModelConfig m = import(R"({"model_type": "deepseek_v3", "hidden_size": 7168,
+      "num_hidden_layers": 61, "num_attention_heads": 128, "kv_lora_rank": 512,
+      "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+      "max_position_embeddings": 163840, "rope_scaling": {"beta_fast": 32, "beta_slow": 1,
+      "factor": 40, "mscale": 1.0, "mscale_all_dim": 1.0,
+      "original_max_position_embeddings": 4096, "type": "yarn"}})");
+  CHECK(m.scale == Approx(1.0 / std::sqrt(192.0)));
+  REQUIRE(m.notes.size() == 1);
+  CHECK_THAT(m.notes[0], Contains("mscale^2 = 1.874"));
+}
