@@ -221,7 +221,6 @@ void draw_grouping(App& app) {
 
 void draw_attention_panel(App& app) {
   AttentionViewState& st = app.attention;
-  ImGui::SetNextWindowSize(ImVec2(760, 640), ImGuiCond_FirstUseEver);
   if (!ImGui::Begin("Attention patterns", &app.show_attention)) {
     ImGui::End();
     return;

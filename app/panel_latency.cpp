@@ -564,7 +564,6 @@ void draw_latency_panel(App& app) {
   LatencyState& st = app.latency;
   load_recorded_results(st);
   collect_outcome(app);
-  ImGui::SetNextWindowSize(ImVec2(900, 640), ImGuiCond_FirstUseEver);
   if (!ImGui::Begin("Decode latency", &app.show_latency)) {
     ImGui::End();
     return;
