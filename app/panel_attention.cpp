@@ -200,6 +200,7 @@ void draw_grouping(App& app) {
     s.lo = 0;
     s.frame = vis::kv_head_color(kvh, st.kv_heads);
     s.value_name = "p";
+    s.max_cells = 12;  // a thumbnail: 12 x 12 blocks keep 64 maps within one draw list
     const float w = thumb + (h % g == g - 1 ? 14.0f : 6.0f);  // a gap after each group
     if (h > 0) {
       if (x + w <= avail)

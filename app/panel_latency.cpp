@@ -344,6 +344,57 @@ void draw_results_table(const ResultSet& set) {
   ImGui::EndTable();
 }
 
+// Before anything is measured: what the roofline says the workload's cases should take.
+void draw_projection_table(App& app) {
+  std::string error;
+  std::vector<kern::BenchCase> cases = workload_cases(app, &error);
+  if (cases.empty()) return;
+  const attn::GpuSpec* chosen = attn::find_gpu(app.gpu_name);
+  const attn::GpuSpec* mi = attn::find_gpu(kProjectedGpu);
+  ImGui::TextWrapped("Projected (roofline), not measured: max(bytes / bandwidth, FLOPs / matrix "
+                     "rate) from the datasheets in assets/gpus.json, for the cases Run would "
+                     "start (GPU dtype %s).",
+                     kGpuDtypeNames[app.latency.gpu_dtype]);
+  const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
+                                ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
+  if (!ImGui::BeginTable("##proj", 6, flags, ImVec2(0, ImGui::GetFontSize() * 14))) return;
+  ImGui::TableSetupScrollFreeze(1, 1);
+  ImGui::TableSetupColumn("case");
+  ImGui::TableSetupColumn("bytes read");
+  ImGui::TableSetupColumn("FLOPs");
+  ImGui::TableSetupColumn("FLOP/byte");
+  ImGui::TableSetupColumn(chosen ? (chosen->name + " projected (roofline)").c_str() : "-");
+  ImGui::TableSetupColumn("MI355X projected (roofline)");
+  ImGui::TableHeadersRow();
+  for (kern::BenchCase& c : cases) {
+    c.dtype = kGpuDtypes[app.latency.gpu_dtype];
+    try {
+      const attn::DecodeCost cost = case_cost(c, c.dtype);
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(case_label(c).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(vis::format_bytes(cost.total_bytes()).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(vis::format_flops(cost.flops).c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%.1f", cost.intensity());
+      for (const attn::GpuSpec* g : {chosen, mi}) {
+        ImGui::TableNextColumn();
+        if (!g) continue;
+        const attn::RooflineProjection p = attn::project(cost, *g, c.dtype);
+        ImGui::TextColored(ImVec4(0.75f, 0.75f, 1.0f, 1.0f), "%s (%s-bound)",
+                           us_text(p.time_s * 1e6).c_str(), p.compute_bound ? "compute" : "memory");
+      }
+    } catch (const std::exception& e) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      vis::error_text(e.what());
+    }
+  }
+  ImGui::EndTable();
+}
+
 // The newest CPU and the newest GPU result of each shape, side by side.
 void draw_cpu_vs_gpu(const LatencyState& st) {
   struct Pair {
@@ -575,11 +626,13 @@ void draw_latency_panel(App& app) {
   const ResultSet* set = sel >= 0 ? &st.sets[sel] : nullptr;
   if (ImGui::BeginTabBar("##latency_tabs")) {
     if (ImGui::BeginTabItem("Table")) {
-      if (set)
+      if (set) {
         draw_results_table(*set);
-      else
+      } else {
         ImGui::TextWrapped("No results yet: press Run, or import a results file "
                            "(`attnlab bench --json FILE` writes one).");
+        draw_projection_table(app);
+      }
       ImGui::EndTabItem();
     }
     if (ImGui::BeginTabItem("CPU vs GPU")) {
@@ -590,7 +643,11 @@ void draw_latency_panel(App& app) {
       if (set) draw_plots(st, *set); else ImGui::TextDisabled("no results to plot");
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem("Roofline")) {
+    // With nothing measured yet the roofline (with the model's projected point) opens first.
+    const ImGuiTabItemFlags roof_flags =
+        (!set && !st.tabs_initialised) ? ImGuiTabItemFlags_SetSelected : 0;
+    st.tabs_initialised = true;
+    if (ImGui::BeginTabItem("Roofline", nullptr, roof_flags)) {
       draw_roofline(app, set);
       ImGui::EndTabItem();
     }

@@ -60,16 +60,57 @@ bool draw_heatmap(const char* id, const HeatmapSpec& s, ImVec2 size, bool toolti
   }
   const float cw = size.x / static_cast<float>(s.cols);
   const float ch = size.y / static_cast<float>(s.rows);
-  for (int r = 0; r < s.rows; ++r) {
-    for (int c = 0; c < s.cols; ++c) {
-      const std::size_t i = static_cast<std::size_t>(r) * static_cast<std::size_t>(s.cols) +
-                            static_cast<std::size_t>(c);
-      const ImVec2 a(p0.x + static_cast<float>(c) * cw, p0.y + static_cast<float>(r) * ch);
-      const ImVec2 b(a.x + cw, a.y + ch);
-      if (s.masked && s.masked[i])
-        hatch(dl, a, b);
-      else
-        dl->AddRectFilled(a, b, heat_color(heat_unit(s.values[i], s.lo, s.hi)));
+  // Shown grid: at most max_cells a side (blocks averaged over their unmasked cells, masked
+  // when all are), and runs of equal colour along a row drawn as one rectangle, so a 64 x 64
+  // map stays a few thousand vertices.
+  const int dr = std::min(s.rows, std::max(1, s.max_cells));
+  const int dc = std::min(s.cols, std::max(1, s.max_cells));
+  const float bw = size.x / static_cast<float>(dc);
+  const float bh = size.y / static_cast<float>(dr);
+  auto index = [&](int r, int c) {
+    return static_cast<std::size_t>(r) * static_cast<std::size_t>(s.cols) +
+           static_cast<std::size_t>(c);
+  };
+  for (int br = 0; br < dr; ++br) {
+    const int r0 = br * s.rows / dr, r1 = (br + 1) * s.rows / dr;
+    const float y0 = p0.y + static_cast<float>(br) * bh, y1 = y0 + bh;
+    int run_start = 0;
+    ImU32 run_color = 0;
+    bool run_masked = false;
+    for (int bc = 0; bc <= dc; ++bc) {
+      ImU32 color = 0;
+      bool masked = false;
+      if (bc < dc) {
+        const int c0 = bc * s.cols / dc, c1 = (bc + 1) * s.cols / dc;
+        double sum = 0;
+        int n = 0;
+        for (int r = r0; r < r1; ++r)
+          for (int c = c0; c < c1; ++c) {
+            if (s.masked && s.masked[index(r, c)]) continue;
+            sum += s.values[index(r, c)];
+            ++n;
+          }
+        masked = n == 0;
+        color = masked ? kMaskedFill : heat_color(heat_unit(sum / n, s.lo, s.hi));
+      }
+      if (bc > 0 && (bc == dc || color != run_color || masked != run_masked)) {
+        const ImVec2 a(p0.x + static_cast<float>(run_start) * bw, y0);
+        const ImVec2 b(p0.x + static_cast<float>(bc) * bw, y1);
+        if (run_masked) {
+          dl->AddRectFilled(a, b, kMaskedFill);
+          if (bw >= 6 && bh >= 6)
+            for (int k = run_start; k < bc; ++k)
+              hatch(dl, ImVec2(p0.x + static_cast<float>(k) * bw, y0),
+                    ImVec2(p0.x + static_cast<float>(k + 1) * bw, y1));
+        } else {
+          dl->AddRectFilled(a, b, run_color);
+        }
+        run_start = bc;
+      }
+      if (bc == 0 || color != run_color || masked != run_masked) {
+        run_color = color;
+        run_masked = masked;
+      }
     }
   }
   if (s.frame) dl->AddRect(ImVec2(p0.x - 2, p0.y - 2), ImVec2(p0.x + size.x + 2, p0.y + size.y + 2),
@@ -95,6 +136,7 @@ bool draw_heatmap(const char* id, const HeatmapSpec& s, ImVec2 size, bool toolti
 void draw_heat_legend(const char* id, double lo, double hi, const char* title,
                       std::string (*format)(double), ImVec2 size) {
   ImGui::PushID(id);
+  ImGui::BeginGroup();
   ImGui::TextUnformatted(title);
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const float bar_w = std::min(18.0f, size.x * 0.3f);
@@ -122,6 +164,7 @@ void draw_heat_legend(const char* id, double lo, double hi, const char* title,
   hatch(dl, q, ImVec2(q.x + sw, q.y + sw));
   ImGui::SameLine();
   ImGui::TextUnformatted("masked");
+  ImGui::EndGroup();
   ImGui::PopID();
 }
 

@@ -31,6 +31,7 @@ struct HeatmapSpec {
   ImU32 frame = 0;                     // border colour (the kv head's), 0 = none
   const char* value_name = "value";    // tooltip: "score", "p"
   int row_offset = 0;                  // query i is at position row_offset + i (tooltip)
+  int max_cells = 64;                  // cells shown per side at most (blocks are averaged)
 };
 
 // One item of `size` pixels (cells are size / (cols, rows)); a tooltip shows the cell under the
