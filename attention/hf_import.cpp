@@ -2,13 +2,15 @@
 //
 // Rules, each one because real files differ (and public calculators get them wrong):
 //   layers / heads / width  num_hidden_layers, num_attention_heads, hidden_size; the GPT-2 /
-//                           Falcon-RW spellings n_layer, n_head, n_embd are accepted too.
+//                           Falcon-RW spellings n_layer, n_head, n_embd, n_positions and
+//                           ChatGLM's num_layers, kv_channels, seq_length are accepted too.
 //   head_dim                the explicit head_dim when present (Gemma, Mistral-Nemo, Qwen3 and
 //                           gpt-oss differ from hidden/heads), else hidden_size / heads.
 //   kv heads                num_key_value_heads (or num_kv_heads / n_head_kv); Falcon: when
 //                           new_decoder_architecture is set the kv-head field counts, else
 //                           multi_query (FalconConfig's default: true) means one kv head, as in
-//                           HF FalconAttention; absent means MHA.
+//                           HF FalconAttention; ChatGLM's multi_query_attention with
+//                           multi_query_group_num; absent means MHA.
 //   MLA                     kv_lora_rank with qk_rope_head_dim, qk_nope_head_dim, v_head_dim
 //                           (q_lora_rank optional); softmax scale 1/sqrt(qk_nope + qk_rope).
 //   windows                 sliding_window (or Gemma 2's sliding_window_size) applies only when
@@ -18,7 +20,8 @@
 //                           global when (i + 1) % N == 0, Gemma 3); model_type gemma2 alternates
 //                           with layer 0 sliding (HF: not bool(layer_idx % 2)); otherwise the
 //                           window applies to every layer (Mistral, Mixtral, Phi-3). null = none.
-//   nested text_config      multimodal checkpoints (Gemma 3) keep the language model there.
+//   nested text_config      multimodal checkpoints (Gemma 3) keep the language model there
+//                           (InternVL's llm_config and language_config likewise).
 //   class defaults          a field missing from a published file takes its HF config class
 //                           default for the model types whose files rely on that (gemma3_text:
 //                           the gemma-3 text_config omits head_dim, the pattern and the scalar;
@@ -53,6 +56,7 @@ using nlohmann::json;
 // The defaults of HF config classes that published files rely on (only the attention fields).
 struct ClassDefaults {
   std::map<std::string, std::int64_t> ints;
+  std::map<std::string, bool> bools;
 };
 
 const ClassDefaults* class_defaults(const std::string& model_type) {
@@ -65,10 +69,17 @@ const ClassDefaults* class_defaults(const std::string& model_type) {
                                           {"max_position_embeddings", 131072},
                                           {"sliding_window", 4096},
                                           {"sliding_window_pattern", 6},
-                                          {"query_pre_attn_scalar", 256}}};
+                                          {"query_pre_attn_scalar", 256}},
+                                         {}};
   // transformers FalconConfig: max_position_embeddings=2048 (falcon-7b/40b files lack it).
-  static const ClassDefaults kFalcon{{{"max_position_embeddings", 2048}}};
+  static const ClassDefaults kFalcon{{{"max_position_embeddings", 2048}}, {}};
+  // transformers Qwen2Config / Qwen3Config (and their MoE kin): use_sliding_window=False,
+  // max_window_layers=28.
+  static const ClassDefaults kQwen{{{"max_window_layers", 28}}, {{"use_sliding_window", false}}};
   if (model_type == "gemma3_text" || model_type == "gemma3") return &kGemma3Text;
+  if (model_type == "qwen2" || model_type == "qwen2_moe" || model_type == "qwen3" ||
+      model_type == "qwen3_moe")
+    return &kQwen;
   if (model_type == "falcon" || model_type == "RefinedWeb" || model_type == "RefinedWebModel")
     return &kFalcon;
   return nullptr;
@@ -85,11 +96,15 @@ std::string describe(const json& v) {
       if (s.size() > 40) s = s.substr(0, 40) + "...";
       return "\"" + s + "\"";
     }
-    case json::value_t::number_float: {
-      std::ostringstream o;
-      o.precision(17);
-      o << v.get<double>();
-      return o.str();
+    case json::value_t::number_float: {  // the shortest text that reads back the same
+      const double d = v.get<double>();
+      for (int precision : {6, 15, 17}) {
+        std::ostringstream o;
+        o.precision(precision);
+        o << d;
+        if (precision == 17 || std::stod(o.str()) == d) return o.str();
+      }
+      return "?";
     }
     default: return v.dump();  // integers
   }
@@ -179,6 +194,19 @@ class Fields {
     if (!v->is_boolean()) fail(key, "expected true or false, found " + describe(*v));
     return v->get<bool>();
   }
+  std::optional<bool> boolean_or_default(const std::string& key) const {
+    if (auto v = boolean(key)) return v;
+    if (const ClassDefaults* d = class_defaults(model_type_)) {
+      const auto it = d->bools.find(key);
+      if (it != d->bools.end()) {
+        if (notes_)
+          notes_->push_back(prefix_ + key + " absent: " + model_type_ + "'s default " +
+                            (it->second ? "true" : "false") + " used");
+        return it->second;
+      }
+    }
+    return std::nullopt;
+  }
 
   std::optional<double> positive_number(const std::string& key) const {
     const json* v = find(key);
@@ -215,7 +243,8 @@ void read_windows(const Fields& f, const std::string& model_type, ModelConfig& m
       !f.has("sliding_window") && f.has("sliding_window_size") ? "sliding_window_size" : "sliding_window";
   const bool w_null = f.has(w_key) && f.find(w_key) == nullptr;
   const bool w_written = f.find(w_key) != nullptr;
-  const std::optional<bool> use_sw = f.boolean("use_sliding_window");
+  const std::optional<bool> use_sw =
+      w_written ? f.boolean_or_default("use_sliding_window") : f.boolean("use_sliding_window");
   const json* types = f.find("layer_types");
   // The window, when the model has one (an HF class default where the file relies on it).
   const auto window = [&]() -> std::optional<std::int64_t> {
@@ -261,7 +290,9 @@ void read_windows(const Fields& f, const std::string& model_type, ModelConfig& m
   const auto w = window();
   if (!w) return;  // no window: every layer full
 
-  const auto mwl = f.integer("max_window_layers", 0, Limits::kMaxLayers);
+  const auto mwl = use_sw.value_or(false)
+                       ? f.integer_or_default("max_window_layers", 0, Limits::kMaxLayers)
+                       : std::nullopt;
   const auto pattern_key = f.first_present({"sliding_window_pattern", "_sliding_window_pattern"});
   if (use_sw.value_or(false) && mwl) {
     // Qwen2 family: layers from max_window_layers on slide.
@@ -301,11 +332,19 @@ ModelConfig import_hf_config_text(const std::string& text, const std::string& or
   m.source = origin;
   const json* cfg = &top;
   std::string prefix;
-  if (const auto it = top.find("text_config"); it != top.end() && !it->is_null()) {
+  // The language model of a multimodal checkpoint: text_config (Gemma 3, LLaVA, Mistral 3),
+  // or, where the top level has no layers of its own, llm_config (InternVL) / language_config.
+  const bool top_has_layers = top.contains("num_hidden_layers") || top.contains("n_layer") ||
+                              top.contains("num_layers");
+  for (const char* key : {"text_config", "llm_config", "language_config"}) {
+    const auto it = top.find(key);
+    if (it == top.end() || it->is_null()) continue;
+    if (std::string(key) != "text_config" && top_has_layers) continue;
     if (!it->is_object())
-      throw InputError(origin + ": field 'text_config': expected an object, found " + describe(*it));
+      throw InputError(origin + ": field '" + key + "': expected an object, found " + describe(*it));
     cfg = &*it;
-    prefix = "text_config.";
+    prefix = std::string(key) + ".";
+    break;
   }
   std::string model_type = string_field(*cfg, "model_type");
   if (model_type.empty()) model_type = string_field(top, "model_type");
@@ -319,7 +358,7 @@ ModelConfig import_hf_config_text(const std::string& text, const std::string& or
   const Fields f(*cfg, prefix, origin, model_type, &m.notes);
   constexpr std::int64_t kMaxHidden = std::int64_t(Limits::kMaxHeads) * Limits::kMaxHeadDim;
 
-  const std::string layers_key = f.first_present({"num_hidden_layers", "n_layer"}).value_or("num_hidden_layers");
+  const std::string layers_key = f.first_present({"num_hidden_layers", "n_layer", "num_layers"}).value_or("num_hidden_layers");
   m.num_layers = to_int(f.required(layers_key, 1, Limits::kMaxLayers, "the number of layers"));
   const std::string heads_key = f.first_present({"num_attention_heads", "n_head"}).value_or("num_attention_heads");
   m.q_heads = to_int(f.required(heads_key, 1, Limits::kMaxHeads, "the number of query heads"));
@@ -328,7 +367,7 @@ ModelConfig import_hf_config_text(const std::string& text, const std::string& or
   m.hidden_size = hidden ? to_int(*hidden) : 0;
 
   const std::string seq_key =
-      f.first_present({"max_position_embeddings", "n_positions"}).value_or("max_position_embeddings");
+      f.first_present({"max_position_embeddings", "n_positions", "seq_length"}).value_or("max_position_embeddings");
   m.max_seq = f.required(seq_key, 1, Limits::kMaxSeq, "the model's maximum context");
 
   if (f.find("kv_lora_rank")) {
@@ -345,15 +384,36 @@ ModelConfig import_hf_config_text(const std::string& text, const std::string& or
     m.head_dim = m.qk_nope_dim + m.rope_dim;
     m.kv_heads = m.q_heads;  // the latent is expanded to every head
     m.scale = 1.0 / std::sqrt(static_cast<double>(m.head_dim));
+    if (const json* rs = f.find("rope_scaling"); rs && rs->is_object()) {
+      // DeepSeek's YaRN also multiplies the softmax scale by mscale^2 (HF DeepseekV3Attention);
+      // DESIGN.md fixes the scale at 1/sqrt(qk_nope + qk_rope), so say what is left out.
+      const auto fa = rs->find("factor"), ms = rs->find("mscale_all_dim");
+      if (fa != rs->end() && ms != rs->end() && fa->is_number() && ms->is_number() &&
+          fa->get<double>() > 1.0 && ms->get<double>() > 0.0) {
+        const double mscale = 0.1 * ms->get<double>() * std::log(fa->get<double>()) + 1.0;
+        std::ostringstream o;
+        o.precision(4);
+        o << prefix << "rope_scaling: YaRN would multiply the softmax scale by mscale^2 = "
+          << mscale * mscale << "; the scale used is 1/sqrt(qk_nope_head_dim + qk_rope_head_dim)";
+        m.notes.push_back(o.str());
+      }
+    }
   } else {
     // kv heads: Falcon's rule first (new_decoder_architecture / multi_query), then the field.
     const bool new_arch = f.boolean("new_decoder_architecture").value_or(model_type == "RefinedWeb");
     const bool multi_query = f.boolean("multi_query").value_or(model_type == "falcon");
-    const std::optional<std::string> kv_key =
+    std::optional<std::string> kv_key =
         f.first_present({"num_key_value_heads", "num_kv_heads", "n_head_kv"});
     std::optional<std::int64_t> kv;
     if (kv_key) kv = f.integer(*kv_key, 1, Limits::kMaxHeads);
     else kv = f.integer_or_default("num_key_value_heads", 1, Limits::kMaxHeads);
+    if (f.boolean("multi_query_attention").value_or(false)) {
+      // ChatGLM: multi_query_attention with multi_query_group_num kv heads.
+      if (const auto g = f.integer("multi_query_group_num", 1, Limits::kMaxHeads)) {
+        kv = g;
+        kv_key = "multi_query_group_num";
+      }
+    }
     if (!new_arch && multi_query) {
       if (kv && *kv != 1 && kv_key)
         m.notes.push_back(prefix + *kv_key + " ignored: multi_query means one kv head");
@@ -365,7 +425,8 @@ ModelConfig import_hf_config_text(const std::string& text, const std::string& or
              "must divide " + heads_key + " (found Hq " + std::to_string(m.q_heads) + ", Hkv " +
                  std::to_string(m.kv_heads) + ")");
 
-    if (const auto hd = f.integer_or_default("head_dim", 1, Limits::kMaxHeadDim)) {
+    const std::string hd_key = !f.find("head_dim") && f.find("kv_channels") ? "kv_channels" : "head_dim";
+    if (const auto hd = f.integer_or_default(hd_key, 1, Limits::kMaxHeadDim)) {
       m.head_dim = to_int(*hd);
     } else {
       if (!hidden) f.fail(hidden_key, "missing (needed for head_dim = hidden_size / heads)");

@@ -337,7 +337,9 @@ TEST_CASE("hf bad input: floats where integers are expected", "[hf][bad]") {
   CHECK(import(llama(R"("num_attention_heads": 32.0)")).q_heads == 32);
   CHECK_THROWS_WITH(import(llama(R"("num_attention_heads": 32.5)")),
                     "cfg.json: field 'num_attention_heads': expected a positive integer, found 32.5");
-  CHECK_THROWS_WITH(import(llama(R"("num_hidden_layers": 1e30)")), Contains("field 'num_hidden_layers'"));
+  CHECK_THROWS_WITH(import(llama(R"("num_hidden_layers": 1e30)")),
+                    Contains("field 'num_hidden_layers': expected a positive integer up to 1024, found 1e+30"));
+  CHECK_THROWS_WITH(import(llama(R"("num_hidden_layers": 0.1)")), Contains("found 0.1"));
 }
 
 TEST_CASE("hf bad input: out of range, negative, zero and absurd values", "[hf][bad]") {
@@ -395,4 +397,102 @@ TEST_CASE("hf bad input: files that are missing, not files, or too large", "[hf]
   CHECK_THROWS_WITH(import(std::string(static_cast<std::size_t>(Limits::kMaxConfigBytes) + 1, ' ')),
                     Contains("more than the limit"));
   fs::remove_all(dir);
+}
+
+// ---- more spellings and real files ------------------------------------------------------------
+
+TEST_CASE("hf: llm_config / language_config hold the language model when the top has none",
+          "[hf]") {
+  const ModelConfig m = import(R"({"model_type": "internvl_chat", "llm_config": {
+      "model_type": "qwen2", "hidden_size": 896, "num_hidden_layers": 24,
+      "num_attention_heads": 14, "num_key_value_heads": 2, "max_position_embeddings": 32768,
+      "use_sliding_window": false, "sliding_window": 32768}, "vision_config": {
+      "num_hidden_layers": 24, "hidden_size": 1024, "num_attention_heads": 16}})");
+  CHECK(m.kv_heads == 2);
+  CHECK(m.head_dim == 64);
+  CHECK_THROWS_WITH(import(R"({"model_type": "x", "llm_config": {"num_hidden_layers": 2,
+      "num_attention_heads": 0, "hidden_size": 8, "max_position_embeddings": 8}})"),
+                    Contains("field 'llm_config.num_attention_heads'"));
+}
+
+TEST_CASE("hf: ChatGLM's num_layers, kv_channels, multi_query_group_num, seq_length", "[hf]") {
+  const ModelConfig m = import(R"({"model_type": "chatglm", "hidden_size": 4096,
+      "num_layers": 40, "num_attention_heads": 32, "kv_channels": 128,
+      "multi_query_attention": true, "multi_query_group_num": 2, "seq_length": 131072})");
+  CHECK(m.num_layers == 40);
+  CHECK(m.kv_heads == 2);
+  CHECK(m.head_dim == 128);
+  CHECK(m.max_seq == 131072);
+}
+
+TEST_CASE("hf: published files as they are (Qwen3-8B, Llama-3.2-3B, Falcon-40B)", "[hf]") {
+  // Qwen/Qwen3-8B config.json: explicit head_dim, sliding_window null, use_sliding_window false.
+  const ModelConfig q = import(R"({"architectures": ["Qwen3ForCausalLM"],
+      "attention_bias": false, "attention_dropout": 0.0, "bos_token_id": 151643,
+      "eos_token_id": 151645, "head_dim": 128, "hidden_act": "silu", "hidden_size": 4096,
+      "initializer_range": 0.02, "intermediate_size": 12288, "max_position_embeddings": 40960,
+      "max_window_layers": 36, "model_type": "qwen3", "num_attention_heads": 32,
+      "num_hidden_layers": 36, "num_key_value_heads": 8, "rms_norm_eps": 1e-06,
+      "rope_scaling": null, "rope_theta": 1000000, "sliding_window": null,
+      "tie_word_embeddings": false, "torch_dtype": "bfloat16", "transformers_version": "4.51.0",
+      "use_cache": true, "use_sliding_window": false, "vocab_size": 151936})");
+  CHECK(q.num_layers == 36);
+  CHECK(q.kv_heads == 8);
+  CHECK(q.head_dim == 128);
+  CHECK(q.num_sliding() == 0);
+  CHECK(q.max_seq == 40960);
+  // meta-llama/Llama-3.2-3B: head_dim 128 written out (3072 / 24 = 128 as well).
+  const ModelConfig l = import(R"({"architectures": ["LlamaForCausalLM"],
+      "attention_bias": false, "attention_dropout": 0.0, "bos_token_id": 128000,
+      "eos_token_id": 128001, "head_dim": 128, "hidden_act": "silu", "hidden_size": 3072,
+      "initializer_range": 0.02, "intermediate_size": 8192, "max_position_embeddings": 131072,
+      "mlp_bias": false, "model_type": "llama", "num_attention_heads": 24,
+      "num_hidden_layers": 28, "num_key_value_heads": 8, "pretraining_tp": 1,
+      "rms_norm_eps": 1e-05, "rope_scaling": {"factor": 32.0, "high_freq_factor": 4.0,
+      "low_freq_factor": 1.0, "original_max_position_embeddings": 8192,
+      "rope_type": "llama3"}, "rope_theta": 500000.0, "tie_word_embeddings": true,
+      "torch_dtype": "bfloat16", "transformers_version": "4.45.0.dev0", "use_cache": true,
+      "vocab_size": 128256})");
+  CHECK(l.q_heads == 24);
+  CHECK(l.kv_heads == 8);
+  CHECK(l.variant == Variant::kGqa);
+  // tiiuae/falcon-40b: multi_query true but new_decoder_architecture, 8 kv heads, no
+  // max_position_embeddings.
+  const ModelConfig f = import(R"({"alibi": false,
+      "apply_residual_connection_post_layernorm": false, "architectures": ["FalconForCausalLM"],
+      "attention_dropout": 0.0, "bias": false, "bos_token_id": 11, "eos_token_id": 11,
+      "hidden_dropout": 0.0, "hidden_size": 8192, "initializer_range": 0.02,
+      "layer_norm_epsilon": 1e-05, "model_type": "falcon", "multi_query": true,
+      "new_decoder_architecture": true, "num_attention_heads": 128, "num_hidden_layers": 60,
+      "num_kv_heads": 8, "parallel_attn": true, "torch_dtype": "bfloat16",
+      "transformers_version": "4.28.1", "use_cache": true, "vocab_size": 65024})");
+  CHECK(f.kv_heads == 8);
+  CHECK(f.num_layers == 60);
+  CHECK(f.max_seq == 2048);
+}
+
+TEST_CASE("hf: Qwen2's class defaults: use_sliding_window false, max_window_layers 28",
+          "[hf]") {
+  const std::string base = R"({"model_type": "qwen2", "hidden_size": 1024,
+      "num_hidden_layers": 32, "num_attention_heads": 8, "num_key_value_heads": 2,
+      "max_position_embeddings": 32768, "sliding_window": 4096)";
+  const ModelConfig off = import(base + "}");
+  CHECK(off.num_sliding() == 0);
+  CHECK_THAT(off.notes.at(0), Contains("use_sliding_window absent"));
+  const ModelConfig on = import(base + R"(, "use_sliding_window": true})");
+  CHECK(on.num_sliding() == 32 - 28);  // layers 28..31
+  CHECK(on.layers[27] == LayerKind::kFull);
+  CHECK(on.layers[28] == LayerKind::kSliding);
+}
+
+TEST_CASE("hf: DeepSeek's YaRN mscale is noted, the scale stays 1/sqrt(192)", "[hf]") {
+  const ModelConfig m = import(R"({"model_type": "deepseek_v3", "hidden_size": 7168,
+      "num_hidden_layers": 61, "num_attention_heads": 128, "kv_lora_rank": 512,
+      "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+      "max_position_embeddings": 163840, "rope_scaling": {"beta_fast": 32, "beta_slow": 1,
+      "factor": 40, "mscale": 1.0, "mscale_all_dim": 1.0,
+      "original_max_position_embeddings": 4096, "type": "yarn"}})");
+  CHECK(m.scale == Approx(1.0 / std::sqrt(192.0)));
+  REQUIRE(m.notes.size() == 1);
+  CHECK_THAT(m.notes[0], Contains("mscale^2 = 1.874"));
 }
