@@ -12,6 +12,10 @@
 #include "attention/config.h"
 #include "attention/error.h"
 #include "attention/hf_import.h"
+#include "attention/kv_cache.h"
+
+#include <nlohmann/json.hpp>
+#include <random>
 
 using namespace attn;
 using Catch::Matchers::Contains;
@@ -495,4 +499,64 @@ TEST_CASE("hf: DeepSeek's YaRN mscale is noted, the scale stays 1/sqrt(192)", "[
   CHECK(m.scale == Approx(1.0 / std::sqrt(192.0)));
   REQUIRE(m.notes.size() == 1);
   CHECK_THAT(m.notes[0], Contains("mscale^2 = 1.874"));
+}
+
+TEST_CASE("hf bad input: random corruptions of real configs give a config or an InputError",
+          "[hf][bad]") {
+  // Property: whatever a field is replaced with, import either yields a config that validates
+  // (and can be costed) or throws InputError; nothing else escapes and nothing crashes.
+  const std::vector<std::string> bases = {
+      llama(R"("num_key_value_heads": 8)"),
+      R"({"model_type": "gemma2", "hidden_size": 3584, "num_hidden_layers": 42,
+          "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 256,
+          "max_position_embeddings": 8192, "query_pre_attn_scalar": 256,
+          "sliding_window": 4096})",
+      R"({"model_type": "deepseek_v3", "hidden_size": 7168, "num_hidden_layers": 61,
+          "num_attention_heads": 128, "kv_lora_rank": 512, "q_lora_rank": 1536,
+          "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+          "max_position_embeddings": 163840})",
+      R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text",
+          "hidden_size": 3840, "num_hidden_layers": 48, "num_attention_heads": 16,
+          "num_key_value_heads": 8, "sliding_window": 1024}})",
+      R"({"model_type": "falcon", "hidden_size": 4544, "num_hidden_layers": 32,
+          "num_attention_heads": 71, "multi_query": true, "new_decoder_architecture": false})"};
+  const std::vector<std::string> fields = {
+      "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
+      "head_dim", "max_position_embeddings", "sliding_window", "use_sliding_window",
+      "layer_types", "sliding_window_pattern", "kv_lora_rank", "qk_rope_head_dim",
+      "qk_nope_head_dim", "v_head_dim", "q_lora_rank", "query_pre_attn_scalar", "multi_query",
+      "new_decoder_architecture", "num_kv_heads", "max_window_layers", "text_config"};
+  const std::vector<nlohmann::json> values = {
+      nullptr, true, false, 0, -1, 1, 2, 3, 7, 64, 4096, 4097, 1 << 30,
+      std::int64_t(1) << 40, 18446744073709551615ull, 0.5, 32.0, -0.0, 1e300, "32", "",
+      nlohmann::json::array(), nlohmann::json::array({"sliding_attention", "full_attention"}),
+      nlohmann::json::object(), nlohmann::json::object({{"num_hidden_layers", 2}})};
+  const unsigned seed = 2718u;
+  INFO("seed " << seed);
+  std::mt19937 rng(seed);
+  int ok = 0, rejected = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    nlohmann::json j = nlohmann::json::parse(bases[rng() % bases.size()]);
+    const int edits = 1 + static_cast<int>(rng() % 3);
+    for (int e = 0; e < edits; ++e) {
+      nlohmann::json& target = (j.contains("text_config") && j["text_config"].is_object() && rng() % 2)
+                                   ? j["text_config"] : j;
+      const std::string& field = fields[rng() % fields.size()];
+      if (rng() % 8 == 0) target.erase(field);
+      else target[field] = values[rng() % values.size()];
+    }
+    const std::string text = j.dump();
+    CAPTURE(text);
+    try {
+      const ModelConfig m = import(text);
+      REQUIRE_NOTHROW(m.validate());
+      REQUIRE_NOTHROW(kv_cache(m, 4096, 1, DType::kBf16));
+      ++ok;
+    } catch (const InputError& err) {
+      REQUIRE(std::string(err.what()).rfind("cfg.json: ", 0) == 0);
+      ++rejected;
+    }
+  }
+  CHECK(ok > 0);
+  CHECK(rejected > 0);
 }
