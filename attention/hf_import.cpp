@@ -23,6 +23,7 @@
 //                           layer_types may also hold chunked_attention (Llama 4: a window of
 //                           attention_chunk_size) and layers with no KV cache at all
 //                           (linear_attention, conv, mamba), which are left out with a note.
+//   shared KV               Gemma 3n's num_kv_shared_layers: those last layers store nothing.
 //   nested text_config      multimodal checkpoints (Gemma 3) keep the language model there
 //                           (InternVL's llm_config and language_config likewise).
 //   class defaults          a field missing from a published file takes its HF config class
@@ -503,6 +504,18 @@ ModelConfig import_hf_config_text(const std::string& text, const std::string& or
   }
 
   read_windows(f, model_type, m);
+  if (const auto shared = f.integer("num_kv_shared_layers", 0, Limits::kMaxLayers); shared && *shared > 0) {
+    // Gemma 3n: the last num_kv_shared_layers layers reuse the caches of earlier layers and
+    // store nothing of their own.
+    if (*shared >= m.num_layers)
+      f.fail("num_kv_shared_layers", "must be less than the number of attention layers (found " +
+                                         std::to_string(*shared) + " of " + std::to_string(m.num_layers) + ")");
+    m.num_layers -= to_int(*shared);
+    m.layers.resize(static_cast<std::size_t>(m.num_layers));
+    if (m.num_sliding() == 0) m.window = 0;
+    m.notes.push_back(prefix + "num_kv_shared_layers: the last " + std::to_string(*shared) +
+                      " layers reuse earlier layers' KV caches and are not counted");
+  }
   if (m.variant != Variant::kMla && m.num_layers > 0 && m.num_sliding() == m.num_layers)
     m.variant = Variant::kSwa;
 

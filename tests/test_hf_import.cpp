@@ -307,6 +307,20 @@ TEST_CASE("hf: layers without KV cache (linear attention) are left out, with a n
   CHECK_THAT(m.notes[0], Contains("6 layers keep a fixed-size state"));
 }
 
+TEST_CASE("hf: Gemma 3n's num_kv_shared_layers store no cache of their own", "[hf]") {
+  const ModelConfig m = import(R"({"model_type": "gemma3n", "text_config": {
+      "model_type": "gemma3n_text", "hidden_size": 2048, "num_hidden_layers": 10,
+      "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 256,
+      "max_position_embeddings": 32768, "sliding_window": 512, "num_kv_shared_layers": 4,
+      "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention",
+      "sliding_attention", "full_attention", "sliding_attention", "sliding_attention",
+      "sliding_attention", "sliding_attention", "full_attention"]}})");
+  CHECK(m.num_layers == 6);
+  CHECK(m.num_sliding() == 5);
+  CHECK(m.window == 512);
+  CHECK_THAT(m.notes.back(), Contains("last 4 layers reuse"));
+}
+
 TEST_CASE("hf: chunked attention (Llama 4) keeps attention_chunk_size tokens", "[hf]") {
   const ModelConfig m = import(R"({"model_type": "llama4_text", "hidden_size": 5120,
       "num_hidden_layers": 4, "num_attention_heads": 40, "num_key_value_heads": 8,
