@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <thread>
 
 #include <imgui.h>
 
@@ -91,7 +92,9 @@ void start_job(App& app) {
   }
   kern::BenchOptions opt;
   opt.device = st.device == 1 ? kern::BenchDevice::kGpu : kern::BenchDevice::kCpu;
-  opt.threads = st.cpu_threads;
+  // 0 = all cores but one, which the UI keeps (frames stay smooth while the CPU is timed).
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  opt.threads = st.cpu_threads > 0 ? st.cpu_threads : std::max(1, cores - 1);
   opt.min_runs = std::max(1, st.min_runs);
   opt.min_seconds = std::max(0.0, static_cast<double>(st.min_seconds));
   const std::string title = std::string(kWorkloads[st.workload]) + " on " +
@@ -165,7 +168,7 @@ void draw_run_controls(App& app) {
   }
   if (ImGui::TreeNode("Method")) {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
-    ImGui::InputInt("CPU threads (0 = all)", &st.cpu_threads);
+    ImGui::InputInt("CPU threads (0 = all but one)", &st.cpu_threads);
     st.cpu_threads = std::clamp(st.cpu_threads, 0, 1024);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
     ImGui::InputInt("min runs", &st.min_runs);
@@ -565,7 +568,6 @@ void draw_roofline(App& app, const ResultSet* set) {
   ImGui::SameLine();
   vis::help_marker(gpu->source.c_str());
   const attn::DType dt = app.kv_dtype;
-  ImGui::SameLine();
   ImGui::TextDisabled("roof for %s KV: %s, %s/s, ridge %.0f FLOP/B",
                       std::string(attn::dtype_name(dt)).c_str(),
                       vis::format_bandwidth(gpu->bandwidth_bytes_per_s()).c_str(),
@@ -601,6 +603,24 @@ void draw_roofline(App& app, const ResultSet* set) {
                        ", S " + vis::format_tokens(static_cast<double>(app.seq)) + ")",
                    p.intensity, p.flops / p.time_s, true});
   } catch (const std::exception&) {
+  }
+  // DeepSeek-V3's MLA layer (128 heads over one latent) for comparison: where it crosses.
+  if (app.model.variant != attn::Variant::kMla) {
+    try {
+      kern::BenchCase ds;
+      ds.variant = attn::Variant::kMla;
+      ds.batch = app.batch;
+      ds.seq = app.seq;
+      ds.q_heads = 128;
+      ds.kv_heads = 1;
+      ds.latent_dim = 512;
+      ds.rope_dim = 64;
+      ds.head_dim = 576;
+      const attn::RooflineProjection p = attn::project(case_cost(ds, dt), *gpu, dt);
+      pts.push_back({"projected: MLA H 128 (DeepSeek-V3 shape)", p.intensity, p.flops / p.time_s,
+                     true});
+    } catch (const std::exception&) {
+    }
   }
   const vis::PlotSpec spec = vis::roofline_plot(*gpu, dt, pts, probe);
   const float h = std::max(220.0f, ImGui::GetContentRegionAvail().y - 8);

@@ -90,6 +90,18 @@ void value(const char* label, const std::string& v, const char* help) {
   vis::labelled_value(label, v, help);
 }
 
+// Horizontal bars of two sizes on one scale (the larger fills the width), each labelled.
+void compare_bars(const std::string& label_a, double a, const std::string& label_b, double b) {
+  const double top = std::max(a, b);
+  if (!(top > 0)) return;
+  const float w = std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 30);
+  for (int i = 0; i < 2; ++i) {
+    const double v = i == 0 ? a : b;
+    const std::string text = (i == 0 ? label_a : label_b) + ": " + vis::format_bytes(v);
+    ImGui::ProgressBar(static_cast<float>(v / top), ImVec2(w, 0), text.c_str());
+  }
+}
+
 void dtype_control(App& app) {
   const attn::DType options[] = {attn::DType::kBf16, attn::DType::kFp8, attn::DType::kMxfp4};
   ImGui::TextUnformatted("Try: the cache dtype");
@@ -137,6 +149,8 @@ void body_mla_cache(App& app) {
     value("whole cache at S, MLA:", vis::format_bytes(static_cast<double>(a.total_bytes)),
           "all 61 layers, batch 1");
     value("whole cache at S, MHA bf16:", vis::format_bytes(static_cast<double>(b.total_bytes)), nullptr);
+    compare_bars("MLA at " + std::string(attn::dtype_name(app.kv_dtype)),
+                 static_cast<double>(a.total_bytes), "MHA bf16", static_cast<double>(b.total_bytes));
   }
   dtype_control(app);
 }
@@ -254,6 +268,8 @@ void body_window(App& app) {
     value("saved by the window:", vis::format_ratio(static_cast<double>(b.total_bytes) /
                                                     static_cast<double>(a.total_bytes)),
           "S / 4096 once S > 4096: 8x at 32k");
+    compare_bars("Mistral, W 4096", static_cast<double>(a.total_bytes), "Mistral, no window",
+                 static_cast<double>(b.total_bytes));
   }
   if (preset_with("gemma-3-12b", nullptr, &gem) &&
       preset_with("gemma-3-12b", "gqa", &gem_full, &keep) &&
@@ -413,7 +429,6 @@ void draw_tour_panel(App& app) {
     ImGui::End();
     return;
   }
-  const Step& s = kSteps[t.step];
   ImGui::BeginDisabled(t.step == 0);
   if (ImGui::Button("< Back")) --t.step;
   ImGui::EndDisabled();
@@ -432,16 +447,25 @@ void draw_tour_panel(App& app) {
     show_panel(app, cur.panel);
     t.applied_step = t.step;
   }
-  (void)s;
   ImGui::Separator();
   ImGui::PushTextWrapPos(0.0f);
+  ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 214, 120, 255));
   ImGui::TextUnformatted(cur.title);
+  ImGui::PopStyleColor();
   ImGui::PopTextWrapPos();
   ImGui::TextDisabled("look at: the %s panel (model %s, %s, S %s, TP %d)", cur.panel,
                       app.model.name.c_str(), std::string(attn::dtype_name(app.kv_dtype)).c_str(),
                       vis::format_tokens(static_cast<double>(app.seq)).c_str(), app.tp);
   ImGui::Spacing();
   cur.body(app);
+  ImGui::Spacing();
+  ImGui::SetNextItemOpen(true, ImGuiCond_FirstUseEver);
+  if (ImGui::CollapsingHeader("All steps")) {
+    for (int i = 0; i < kStepCount; ++i) {
+      const std::string label = std::to_string(i + 1) + ". " + kSteps[i].title;
+      if (ImGui::Selectable(label.c_str(), i == t.step)) t.step = i;
+    }
+  }
   ImGui::End();
 }
 

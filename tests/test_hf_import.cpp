@@ -293,6 +293,55 @@ TEST_CASE("hf: Granite's attention_multiplier is the softmax scale", "[hf]") {
         0.0078125);
 }
 
+TEST_CASE("hf: layers without KV cache (linear attention) are left out, with a note", "[hf]") {
+  // Qwen3-Next / Qwen3.5 style: three linear-attention layers per full one.
+  const ModelConfig m = import(R"({"model_type": "qwen3_next", "hidden_size": 2048,
+      "num_hidden_layers": 8, "num_attention_heads": 16, "num_key_value_heads": 2,
+      "head_dim": 256, "max_position_embeddings": 262144, "use_sliding_window": false,
+      "layer_types": ["linear_attention", "linear_attention", "linear_attention",
+      "full_attention", "linear_attention", "linear_attention", "linear_attention",
+      "full_attention"]})");
+  CHECK(m.num_layers == 2);
+  CHECK(m.num_sliding() == 0);
+  REQUIRE_FALSE(m.notes.empty());
+  CHECK_THAT(m.notes[0], Contains("6 layers keep a fixed-size state"));
+}
+
+TEST_CASE("hf: Gemma 3n's num_kv_shared_layers store no cache of their own", "[hf]") {
+  const ModelConfig m = import(R"({"model_type": "gemma3n", "text_config": {
+      "model_type": "gemma3n_text", "hidden_size": 2048, "num_hidden_layers": 10,
+      "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 256,
+      "max_position_embeddings": 32768, "sliding_window": 512, "num_kv_shared_layers": 4,
+      "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention",
+      "sliding_attention", "full_attention", "sliding_attention", "sliding_attention",
+      "sliding_attention", "sliding_attention", "full_attention"]}})");
+  CHECK(m.num_layers == 6);
+  CHECK(m.num_sliding() == 5);
+  CHECK(m.window == 512);
+  CHECK_THAT(m.notes.back(), Contains("last 4 layers reuse"));
+}
+
+TEST_CASE("hf: chunked attention (Llama 4) keeps attention_chunk_size tokens", "[hf]") {
+  const ModelConfig m = import(R"({"model_type": "llama4_text", "hidden_size": 5120,
+      "num_hidden_layers": 4, "num_attention_heads": 40, "num_key_value_heads": 8,
+      "head_dim": 128, "max_position_embeddings": 10485760, "attention_chunk_size": 8192,
+      "layer_types": ["chunked_attention", "chunked_attention", "chunked_attention",
+      "full_attention"]})");
+  CHECK(m.num_sliding() == 3);
+  CHECK(m.window == 8192);
+  CHECK(m.layers[3] == LayerKind::kFull);
+  CHECK_THROWS_WITH(import(R"({"model_type": "llama4_text", "hidden_size": 5120,
+      "num_hidden_layers": 2, "num_attention_heads": 40, "max_position_embeddings": 8192,
+      "layer_types": ["chunked_attention", "full_attention"]})"),
+                    Contains("field 'attention_chunk_size': missing"));
+}
+
+TEST_CASE("hf: use_sliding_window false also overrides sliding layer_types", "[hf]") {
+  const ModelConfig m = import(llama(R"("num_hidden_layers": 2, "sliding_window": 64,
+      "use_sliding_window": false, "layer_types": ["sliding_attention", "full_attention"])"));
+  CHECK(m.num_sliding() == 0);
+}
+
 // ---- bad input, one class each ----------------------------------------------------------------
 
 TEST_CASE("hf bad input: malformed JSON", "[hf][bad]") {
@@ -376,8 +425,10 @@ TEST_CASE("hf bad input: inconsistent shapes", "[hf][bad]") {
       "layer_types": ["full_attention", "sliding_attention"])")),
                     Contains("field 'layer_types': expected 3 entries"));
   CHECK_THROWS_WITH(import(llama(R"("num_hidden_layers": 2, "sliding_window": 8,
-      "layer_types": ["full_attention", "linear_attention"])")),
-                    Contains("field 'layer_types[1]': expected \"full_attention\" or \"sliding_attention\", found \"linear_attention\""));
+      "layer_types": ["full_attention", "cross_attention"])")),
+                    Contains("field 'layer_types[1]': expected \"full_attention\", \"sliding_attention\""));
+  CHECK_THROWS_WITH(import(llama(R"("num_hidden_layers": 2,
+      "layer_types": ["linear_attention", "mamba"])")), Contains("field 'layer_types': no attention layer"));
   CHECK_THROWS_WITH(import(llama(R"("num_hidden_layers": 2,
       "layer_types": ["full_attention", "sliding_attention"])")),
                     Contains("field 'sliding_window': missing"));
