@@ -568,7 +568,6 @@ void draw_roofline(App& app, const ResultSet* set) {
   ImGui::SameLine();
   vis::help_marker(gpu->source.c_str());
   const attn::DType dt = app.kv_dtype;
-  ImGui::SameLine();
   ImGui::TextDisabled("roof for %s KV: %s, %s/s, ridge %.0f FLOP/B",
                       std::string(attn::dtype_name(dt)).c_str(),
                       vis::format_bandwidth(gpu->bandwidth_bytes_per_s()).c_str(),

@@ -186,23 +186,47 @@ struct Simd {
 };
 #endif
 
-// out[n * out_stride] = q[n] . k for N heads (q rows [N, D]): one pass over the key row, N
-// vector accumulators (no reassociation, so no -ffast-math needed).
-template <class Acc, int N>
-ATTN_ALWAYS_INLINE void dot_heads(const Acc* q, int D, const float* k, Acc* out,
+// out[r][n * out_stride] = q[n] . k_r for N heads (q rows [N, D]) and R key rows: one pass
+// over the rows, N x R vector accumulators (no reassociation, so no -ffast-math needed). Two
+// rows at a time halve the query loads per multiply-add.
+template <class Acc, int N, int R>
+ATTN_ALWAYS_INLINE void dot_heads(const Acc* q, int D, const float* const* k, Acc* const* out,
                                   int out_stride) {
   using S = Simd<Acc>;
   constexpr int L = S::kLanes;
-  typename S::V a[N] = {};
+  typename S::V a[R][N] = {};
   int d = 0;
   for (; d + L <= D; d += L) {
-    const typename S::V kv = S::load_kv(k + d);
-    for (int n = 0; n < N; ++n) a[n] += S::load(q + n * D + d) * kv;
+    typename S::V kv[R];
+    for (int r = 0; r < R; ++r) kv[r] = S::load_kv(k[r] + d);
+    for (int n = 0; n < N; ++n) {
+      const typename S::V qv = S::load(q + n * D + d);
+      for (int r = 0; r < R; ++r) a[r][n] += qv * kv[r];
+    }
   }
-  for (int n = 0; n < N; ++n) {
-    Acc s = S::hsum(a[n]);
-    for (int dd = d; dd < D; ++dd) s += q[n * D + dd] * static_cast<Acc>(k[dd]);
-    out[n * out_stride] = s;
+  for (int r = 0; r < R; ++r)
+    for (int n = 0; n < N; ++n) {
+      Acc s = S::hsum(a[r][n]);
+      for (int dd = d; dd < D; ++dd) s += q[n * D + dd] * static_cast<Acc>(k[r][dd]);
+      out[r][n * out_stride] = s;
+    }
+}
+
+// Scores of rows k[0..R) for the G heads of one group (q [G, D], out[r] at column j of
+// scores [G, kBlock]).
+template <class Acc, int R>
+ATTN_ALWAYS_INLINE void group_scores(const Acc* q, int G, int D, const float* const* k,
+                                     Acc* const* out) {
+  int g = 0;
+  for (; g + 4 <= G; g += 4) {
+    Acc* o[R];
+    for (int r = 0; r < R; ++r) o[r] = out[r] + g * kBlock;
+    dot_heads<Acc, 4, R>(q + g * D, D, k, o, kBlock);
+  }
+  for (; g < G; ++g) {
+    Acc* o[R];
+    for (int r = 0; r < R; ++r) o[r] = out[r] + g * kBlock;
+    dot_heads<Acc, 1, R>(q + g * D, D, k, o, kBlock);
   }
 }
 
@@ -266,16 +290,22 @@ ATTN_ALWAYS_INLINE void attend_range(const ItemRows& r, std::int64_t t_begin, st
   for (std::int64_t t0 = t_begin; t0 < t_end; t0 += kBlock) {
     const int nb = static_cast<int>(std::min<std::int64_t>(kBlock, t_end - t0));
     // Scores: each key row once for the G heads of its group.
-    for (int j = 0; j < nb; ++j) {
-      const std::int64_t t = t0 + j;
-      sc.vrows[static_cast<std::size_t>(j)] = r.v + t * r.v_pos;
+    for (int j = 0; j < nb; ++j) sc.vrows[static_cast<std::size_t>(j)] = r.v + (t0 + j) * r.v_pos;
+    const int pair_end = nb & ~1;
+    for (int j = 0; j < pair_end; j += 2) {
       for (int h = 0; h < Hkv; ++h) {
-        const float* kr = r.k + t * r.k_pos + h * r.k_head;
-        const Acc* qh = qs + static_cast<std::int64_t>(h) * G * D;
+        const float* kr[2] = {r.k + (t0 + j) * r.k_pos + h * r.k_head,
+                              r.k + (t0 + j + 1) * r.k_pos + h * r.k_head};
         Acc* sh = scores + static_cast<std::int64_t>(h) * G * kBlock + j;
-        int g = 0;
-        for (; g + 4 <= G; g += 4) dot_heads<Acc, 4>(qh + g * D, D, kr, sh + g * kBlock, kBlock);
-        for (; g < G; ++g) dot_heads<Acc, 1>(qh + g * D, D, kr, sh + g * kBlock, kBlock);
+        Acc* o[2] = {sh, sh + 1};
+        group_scores<Acc, 2>(qs + static_cast<std::int64_t>(h) * G * D, G, D, kr, o);
+      }
+    }
+    for (int j = pair_end; j < nb; ++j) {
+      for (int h = 0; h < Hkv; ++h) {
+        const float* kr[1] = {r.k + (t0 + j) * r.k_pos + h * r.k_head};
+        Acc* o[1] = {scores + static_cast<std::int64_t>(h) * G * kBlock + j};
+        group_scores<Acc, 1>(qs + static_cast<std::int64_t>(h) * G * D, G, D, kr, o);
       }
     }
     // Softmax of the block against its own max, merged into each head's running state; the
