@@ -95,10 +95,10 @@ std::string describe(const json& v) {
     case json::value_t::boolean: return v.get<bool>() ? "true" : "false";
     case json::value_t::object: return "an object";
     case json::value_t::array: return "an array";
-    case json::value_t::string: {
-      std::string s = v.get<std::string>();
-      if (s.size() > 40) s = s.substr(0, 40) + "...";
-      return "\"" + s + "\"";
+    case json::value_t::string: {  // quoted and escaped, so an error stays on one line
+      std::string s = v.dump(-1, ' ', true, json::error_handler_t::replace);
+      if (s.size() > 48) s = s.substr(0, 44) + "...\"";
+      return s;
     }
     case json::value_t::number_float: {  // the shortest text that reads back the same
       const double d = v.get<double>();
