@@ -531,8 +531,10 @@ ModelConfig import_hf_config_file(const std::string& path) {
   std::error_code ec;
   const std::filesystem::path p(path);
   const auto status = std::filesystem::status(p, ec);
-  if (ec || !std::filesystem::exists(status))
-    throw InputError(path + ": cannot read the config: no such file");
+  if (!std::filesystem::exists(status))
+    throw InputError(path + ": cannot read the config: " +
+                     (ec && ec != std::errc::no_such_file_or_directory ? ec.message()
+                                                                        : std::string("no such file")));
   if (!std::filesystem::is_regular_file(status))
     throw InputError(path + ": cannot read the config: not a regular file");
   const auto size = std::filesystem::file_size(p, ec);
