@@ -95,10 +95,10 @@ std::string describe(const json& v) {
     case json::value_t::boolean: return v.get<bool>() ? "true" : "false";
     case json::value_t::object: return "an object";
     case json::value_t::array: return "an array";
-    case json::value_t::string: {
-      std::string s = v.get<std::string>();
-      if (s.size() > 40) s = s.substr(0, 40) + "...";
-      return "\"" + s + "\"";
+    case json::value_t::string: {  // quoted and escaped, so an error stays on one line
+      std::string s = v.dump(-1, ' ', true, json::error_handler_t::replace);
+      if (s.size() > 48) s = s.substr(0, 44) + "...\"";
+      return s;
     }
     case json::value_t::number_float: {  // the shortest text that reads back the same
       const double d = v.get<double>();
@@ -531,8 +531,10 @@ ModelConfig import_hf_config_file(const std::string& path) {
   std::error_code ec;
   const std::filesystem::path p(path);
   const auto status = std::filesystem::status(p, ec);
-  if (ec || !std::filesystem::exists(status))
-    throw InputError(path + ": cannot read the config: no such file");
+  if (!std::filesystem::exists(status))
+    throw InputError(path + ": cannot read the config: " +
+                     (ec && ec != std::errc::no_such_file_or_directory ? ec.message()
+                                                                        : std::string("no such file")));
   if (!std::filesystem::is_regular_file(status))
     throw InputError(path + ": cannot read the config: not a regular file");
   const auto size = std::filesystem::file_size(p, ec);

@@ -377,6 +377,8 @@ TEST_CASE("hf bad input: wrong types", "[hf][bad]") {
   CHECK_THROWS_WITH(import(llama(R"("num_hidden_layers": true)")),
                     Contains("field 'num_hidden_layers': expected a positive integer, found true"));
   CHECK_THROWS_WITH(import(llama(R"("num_key_value_heads": [8])")), Contains("found an array"));
+  // A string with a line break is shown escaped: the error stays one line.
+  CHECK_THROWS_WITH(import(llama(R"("num_attention_heads": "3\n2")")), Contains(R"(found "3\n2")"));
   CHECK_THROWS_WITH(import(llama(R"("head_dim": {"v": 1})")), Contains("found an object"));
   CHECK_THROWS_WITH(import(llama(R"("use_sliding_window": "yes", "sliding_window": 4)")),
                     Contains("field 'use_sliding_window': expected true or false"));
