@@ -56,6 +56,7 @@ namespace attn {
 namespace {
 
 constexpr int kBlock = 64;                  // positions per softmax block
+constexpr int kHeadTile = 8;                // query heads sharing one pass over value rows
 constexpr std::int64_t kMinChunk = 512;     // positions: never split finer than this
 constexpr std::int64_t kTargetItems = 256;  // split positions until there are about this many
 constexpr int kMaxChunks = 64;
@@ -108,8 +109,8 @@ struct Simd<float> {
     return v;
   }
   static ATTN_ALWAYS_INLINE V load_kv(const float* p) { return load(p); }
-  static ATTN_ALWAYS_INLINE void store(float* p, V v) { std::memcpy(p, &v, sizeof v); }
-  static ATTN_ALWAYS_INLINE float hsum(V v) {
+  static ATTN_ALWAYS_INLINE void store(float* p, const V& v) { std::memcpy(p, &v, sizeof v); }
+  static ATTN_ALWAYS_INLINE float hsum(const V& v) {
     VecF8 lo, hi;
     std::memcpy(&lo, &v, 32);
     std::memcpy(&hi, reinterpret_cast<const char*>(&v) + 32, 32);
@@ -135,8 +136,8 @@ struct Simd<double> {
     std::memcpy(&f, p, sizeof f);
     return __builtin_convertvector(f, VecD);
   }
-  static ATTN_ALWAYS_INLINE void store(double* p, V v) { std::memcpy(p, &v, sizeof v); }
-  static ATTN_ALWAYS_INLINE double hsum(V v) {
+  static ATTN_ALWAYS_INLINE void store(double* p, const V& v) { std::memcpy(p, &v, sizeof v); }
+  static ATTN_ALWAYS_INLINE double hsum(const V& v) {
     VecD4 lo, hi;
     std::memcpy(&lo, &v, 32);
     std::memcpy(&hi, reinterpret_cast<const char*>(&v) + 32, 32);
@@ -231,37 +232,52 @@ ATTN_ALWAYS_INLINE void group_scores(const Acc* q, int G, int D, const float* co
 }
 
 // acc[h*G + g, :] += sum_j p[h*G + g, j] * v_j[h] for the nb rows of a block: positions four
-// at a time (one load and store of acc per four rows), every kv head of a position before the
-// next, so memory is read in order.
+// at a time (one load and store of acc per four rows), each chunk of the four value rows loaded
+// once for the G heads of its group, every kv head of a position before the next, so memory is
+// read in order.
 template <class Acc>
 ATTN_ALWAYS_INLINE void accumulate_values(int Hkv, int G, int Dv, int nb, const Acc* p,
                                           const float* const* vrows, std::int64_t v_head,
                                           Acc* acc) {
   using S = Simd<Acc>;
+  using V = typename S::V;
   constexpr int L = S::kLanes;
-  const int Hq = Hkv * G;
   int j = 0;
   for (; j + 4 <= nb; j += 4) {
-    for (int hq = 0; hq < Hq; ++hq) {
-      const std::int64_t off = (hq / G) * v_head;
+    for (int h = 0; h < Hkv; ++h) {
+      const std::int64_t off = h * v_head;
       const float* v0 = vrows[j] + off;
       const float* v1 = vrows[j + 1] + off;
       const float* v2 = vrows[j + 2] + off;
       const float* v3 = vrows[j + 3] + off;
-      const Acc w0 = p[hq * kBlock + j], w1 = p[hq * kBlock + j + 1];
-      const Acc w2 = p[hq * kBlock + j + 2], w3 = p[hq * kBlock + j + 3];
-      Acc* a = acc + static_cast<std::int64_t>(hq) * Dv;
-      int x = 0;
-      for (; x + L <= Dv; x += L)
-        S::store(a + x, S::load(a + x) + ((w0 * S::load_kv(v0 + x) + w1 * S::load_kv(v1 + x)) +
-                                          (w2 * S::load_kv(v2 + x) + w3 * S::load_kv(v3 + x))));
-      for (; x < Dv; ++x)
-        a[x] += (w0 * static_cast<Acc>(v0[x]) + w1 * static_cast<Acc>(v1[x])) +
-                (w2 * static_cast<Acc>(v2[x]) + w3 * static_cast<Acc>(v3[x]));
+      const Acc* ph = p + static_cast<std::int64_t>(h) * G * kBlock + j;
+      Acc* ah = acc + static_cast<std::int64_t>(h) * G * Dv;
+      // Heads in tiles of kHeadTile so that the accumulator rows in use stay in L1 (MLA has
+      // G = 128 rows of 512).
+      for (int g0 = 0; g0 < G; g0 += kHeadTile) {
+        const int g1 = std::min(G, g0 + kHeadTile);
+        int x = 0;
+        for (; x + L <= Dv; x += L) {
+          const V a0 = S::load_kv(v0 + x), a1 = S::load_kv(v1 + x);
+          const V a2 = S::load_kv(v2 + x), a3 = S::load_kv(v3 + x);
+          for (int g = g0; g < g1; ++g) {
+            const Acc* w = ph + g * kBlock;
+            Acc* a = ah + static_cast<std::int64_t>(g) * Dv + x;
+            S::store(a, S::load(a) + ((w[0] * a0 + w[1] * a1) + (w[2] * a2 + w[3] * a3)));
+          }
+        }
+        for (; x < Dv; ++x)
+          for (int g = g0; g < g1; ++g) {
+            const Acc* w = ph + g * kBlock;
+            ah[static_cast<std::int64_t>(g) * Dv + x] +=
+                (w[0] * static_cast<Acc>(v0[x]) + w[1] * static_cast<Acc>(v1[x])) +
+                (w[2] * static_cast<Acc>(v2[x]) + w[3] * static_cast<Acc>(v3[x]));
+          }
+      }
     }
   }
   for (; j < nb; ++j) {
-    for (int hq = 0; hq < Hq; ++hq) {
+    for (int hq = 0; hq < Hkv * G; ++hq) {
       const float* v0 = vrows[j] + (hq / G) * v_head;
       const Acc w0 = p[hq * kBlock + j];
       Acc* a = acc + static_cast<std::int64_t>(hq) * Dv;
