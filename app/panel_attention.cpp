@@ -77,7 +77,7 @@ void recompute(App& app) {
   // a fraction of a frame; the panel says so.
   const int g = std::max(1, l.q_heads / std::max(1, l.kv_heads));
   s.kv_heads = std::max(1, std::min(l.kv_heads, kMaxHeads / g));
-  s.q_heads = std::min(l.q_heads, s.kv_heads * g);
+  s.q_heads = std::min({l.q_heads, s.kv_heads * g, std::max(kMaxHeads, g <= kMaxHeads ? g : 0)});
   s.head_dim = l.head_dim;
   s.value_dim = l.value_dim;
   s.window = v.window;
@@ -152,21 +152,27 @@ void draw_head_pair(App& app, float side) {
 
   const float legend_w = ImGui::GetFontSize() * 5;
   ImGui::BeginGroup();
-  ImGui::Text("scores q.k * scale, head %d", st.head);
+  ImGui::Text("scores, head %d", st.head);
+  ImGui::SameLine();
+  vis::help_marker("score = q . k * scale for every query (row) and key (column) position; -inf where masked.");
   vis::draw_heatmap("##scores", sc, ImVec2(side, side));
   ImGui::EndGroup();
   ImGui::SameLine();
   vis::draw_heat_legend("##leg_s", sc.lo, sc.hi, "score", &fmt3, ImVec2(legend_w, side));
   ImGui::SameLine();
   ImGui::BeginGroup();
-  ImGui::Text("probabilities softmax(scores), head %d", st.head);
+  ImGui::Text("probabilities, head %d", st.head);
+  ImGui::SameLine();
+  vis::help_marker("p = softmax over the row of scores: each row sums to 1; 0 where masked.");
   vis::draw_heatmap("##probs", pr, ImVec2(side, side));
   ImGui::EndGroup();
   ImGui::SameLine();
   vis::draw_heat_legend("##leg_p", pr.lo, pr.hi, "p", &fmt3, ImVec2(legend_w, side));
-  ImGui::TextDisabled("rows: query positions 0..%d (top to bottom); columns: key positions "
-                      "0..%d; hatched: removed by the causal%s mask",
-                      st.tokens - 1, st.tokens - 1, st.window > 0 ? " and window" : "");
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("rows: query positions 0..%d (top to bottom); columns: key positions "
+                     "0..%d; hatched: removed by the causal%s mask",
+                     st.tokens - 1, st.tokens - 1, st.window > 0 ? " and window" : "");
+  ImGui::PopStyleColor();
 }
 
 // Small probability maps of every query head, grouped by the kv head they share.
@@ -188,7 +194,10 @@ void draw_grouping(App& app) {
       "(HF repeat_kv: head h reads kv head h / G). MHA: one query head per colour; MQA: one "
       "colour for all; MLA: every head reads the one shared latent. Click a map to show it "
       "large.");
+  // Whole groups per line when they fit (a group wider than the line wraps inside itself).
   const float avail = ImGui::GetContentRegionAvail().x;
+  const float gap = 6.0f, group_gap = 16.0f;
+  const float group_w = static_cast<float>(g) * (thumb + gap);
   float x = 0;
   for (int h = 0; h < st.q_heads; ++h) {
     const int kvh = h / g;
@@ -201,12 +210,15 @@ void draw_grouping(App& app) {
     s.frame = vis::kv_head_color(kvh, st.kv_heads);
     s.value_name = "p";
     s.max_cells = 12;  // a thumbnail: 12 x 12 blocks keep 64 maps within one draw list
-    const float w = thumb + (h % g == g - 1 ? 14.0f : 6.0f);  // a gap after each group
     if (h > 0) {
-      if (x + w <= avail)
-        ImGui::SameLine(0, h % g == 0 ? 14.0f : 6.0f);
-      else
+      const bool group_start = h % g == 0;
+      const float need = group_start ? group_gap + std::min(group_w, avail) : thumb + gap;
+      if (x + need <= avail) {
+        ImGui::SameLine(0, group_start ? group_gap : gap);
+        x += group_start ? group_gap : gap;
+      } else {
         x = 0;
+      }
     }
     ImGui::PushID(h);
     if (vis::draw_heatmap("##t", s, ImVec2(thumb, thumb), false)) {
@@ -214,7 +226,7 @@ void draw_grouping(App& app) {
       if (ImGui::IsMouseClicked(0)) st.head = h;
     }
     ImGui::PopID();
-    x += w;
+    x += thumb;
   }
 }
 
@@ -274,8 +286,12 @@ void draw_attention_panel(App& app) {
   } else {
     ImGui::TextDisabled("full attention layer: causal mask only");
   }
-  const float side = std::clamp((ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 12) / 2,
-                                120.0f, 360.0f);
+  // Two maps and two legends across; leave room below for the head grouping.
+  const float legend_w = ImGui::GetFontSize() * 5;
+  const float spacing = ImGui::GetStyle().ItemSpacing.x;
+  const float across = (ImGui::GetContentRegionAvail().x - 2 * legend_w - 4 * spacing) / 2;
+  const float down = ImGui::GetContentRegionAvail().y * 0.55f;
+  const float side = std::clamp(std::min(across, down), 100.0f, 420.0f);
   draw_head_pair(app, side);
   ImGui::Separator();
   draw_grouping(app);

@@ -72,10 +72,8 @@ std::vector<kern::BenchCase> workload_cases(App& app, std::string* error) {
       st.layer = std::clamp(st.layer, 0, layers - 1);
       return {case_from_model(app.model, st.layer, app.batch, app.seq, dt)};
     }
-    std::vector<kern::BenchCase> cases = kern::suite_cases(kWorkloads[st.workload]);
-    if (st.device == 1)
-      for (auto& c : cases) c.dtype = dt;
-    return cases;
+    // Suites keep their own dtypes (amd-mixed-mla mixes bf16 and fp8; peers are bf16).
+    return kern::suite_cases(kWorkloads[st.workload]);
   } catch (const std::exception& e) {
     *error = e.what();
     return {};
@@ -161,10 +159,13 @@ void draw_run_controls(App& app) {
     ImGui::SameLine();
     ImGui::TextDisabled("%s", app.device.name.c_str());
   }
-  if (st.device == 1) {
+  if (st.device == 1 && st.workload == 0) {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5);
     ImGui::Combo("KV dtype", &st.gpu_dtype, kGpuDtypeNames, IM_ARRAYSIZE(kGpuDtypeNames));
+    ImGui::SameLine();
+    vis::help_marker("Storage of the cache on the GPU (fp8: e4m3 with one float32 scale, queries "
+                     "in bf16). The suites keep their own dtypes; the CPU always runs float32.");
   }
   if (ImGui::TreeNode("Method")) {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
@@ -287,10 +288,11 @@ void draw_results_table(const ResultSet& set) {
   const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
                                 ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable;
-  const float h = std::min(ImGui::GetTextLineHeightWithSpacing() *
-                               (static_cast<float>(set.report.results.size()) + 2.0f),
-                           ImGui::GetFontSize() * 16);
-  if (!ImGui::BeginTable("##results", 10, flags, ImVec2(0, h))) return;
+  const float rows_h = ImGui::GetTextLineHeightWithSpacing() *
+                      (static_cast<float>(set.report.results.size()) + 2.0f);
+  const float h = std::max(ImGui::GetFontSize() * 8,
+                           std::min(rows_h, ImGui::GetContentRegionAvail().y - 4));
+  if (!ImGui::BeginTable("##results", 11, flags, ImVec2(0, h))) return;
   ImGui::TableSetupScrollFreeze(1, 1);
   ImGui::TableSetupColumn("case");
   ImGui::TableSetupColumn("device");
@@ -302,6 +304,7 @@ void draw_results_table(const ResultSet& set) {
   ImGui::TableSetupColumn("max error");
   ImGui::TableSetupColumn("KV read");
   ImGui::TableSetupColumn("MI355X projected (roofline)");
+  ImGui::TableSetupColumn("peer (published)");
   ImGui::TableHeadersRow();
   for (const kern::BenchResult& r : set.report.results) {
     ImGui::TableNextRow();
@@ -337,11 +340,22 @@ void draw_results_table(const ResultSet& set) {
     ImGui::TableNextColumn();
     if (mi) {
       try {
-        ImGui::TextColored(ImVec4(0.75f, 0.75f, 1.0f, 1.0f), "%s (proj.)",
-                           us_text(projected_us(r.c, *mi)).c_str());
+        // A CPU row (float32) is projected as the GPU kernel would run it: bf16.
+        kern::BenchCase pc = r.c;
+        if (r.device == "cpu") pc.dtype = attn::DType::kBf16;
+        ImGui::TextColored(ImVec4(0.75f, 0.75f, 1.0f, 1.0f), "%s %s (proj.)",
+                           us_text(projected_us(pc, *mi)).c_str(),
+                           std::string(attn::dtype_name(pc.dtype)).c_str());
       } catch (const std::exception&) {
         ImGui::TextDisabled("-");
       }
+    }
+    ImGui::TableNextColumn();
+    if (r.c.peer_us > 0) {
+      ImGui::Text("%s", us_text(r.c.peer_us).c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.c.peer_name.c_str());
+    } else {
+      ImGui::TextDisabled("-");
     }
   }
   ImGui::EndTable();
@@ -356,8 +370,7 @@ void draw_projection_table(App& app) {
   const attn::GpuSpec* mi = attn::find_gpu(kProjectedGpu);
   ImGui::TextWrapped("Projected (roofline), not measured: max(bytes / bandwidth, FLOPs / matrix "
                      "rate) from the datasheets in assets/gpus.json, for the cases Run would "
-                     "start (GPU dtype %s).",
-                     kGpuDtypeNames[app.latency.gpu_dtype]);
+                     "start on the GPU.");
   const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
   if (!ImGui::BeginTable("##proj", 6, flags, ImVec2(0, ImGui::GetFontSize() * 14))) return;
@@ -370,7 +383,7 @@ void draw_projection_table(App& app) {
   ImGui::TableSetupColumn("MI355X projected (roofline)");
   ImGui::TableHeadersRow();
   for (kern::BenchCase& c : cases) {
-    c.dtype = kGpuDtypes[app.latency.gpu_dtype];
+    if (app.latency.workload == 0) c.dtype = kGpuDtypes[app.latency.gpu_dtype];
     try {
       const attn::DecodeCost cost = case_cost(c, c.dtype);
       ImGui::TableNextRow();
@@ -427,7 +440,11 @@ void draw_cpu_vs_gpu(const LatencyState& st) {
       "(max(bytes / 8 TB/s, FLOPs / 2.5 PFLOP/s)), not a measurement.");
   const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
-  if (!ImGui::BeginTable("##cpu_gpu", 7, flags, ImVec2(0, ImGui::GetFontSize() * 14))) return;
+  const float h = std::max(ImGui::GetFontSize() * 8,
+                           std::min(ImGui::GetTextLineHeightWithSpacing() *
+                                        (static_cast<float>(order.size()) + 2.0f),
+                                    ImGui::GetContentRegionAvail().y - 4));
+  if (!ImGui::BeginTable("##cpu_gpu", 7, flags, ImVec2(0, h))) return;
   ImGui::TableSetupScrollFreeze(1, 1);
   ImGui::TableSetupColumn("case");
   ImGui::TableSetupColumn("CPU median");
@@ -511,7 +528,7 @@ void draw_plots(LatencyState& st, const ResultSet& set) {
     if (at != std::string::npos) name.erase(at, drop.size());
     auto it = index.find(name);
     if (it == index.end()) {
-      if (index.size() >= 10) continue;  // keep the legend readable
+      if (index.size() >= 16) continue;  // keep the legend readable
       it = index.emplace(name, static_cast<int>(lat.series.size())).first;
       vis::Series s;
       s.name = name;
@@ -526,6 +543,11 @@ void draw_plots(LatencyState& st, const ResultSet& set) {
     bw.series[it->second].x.push_back(x);
     bw.series[it->second].y.push_back(r.gbps);
   }
+  // A shape measured at one S (or B) only is no line against it: leave it out.
+  for (vis::PlotSpec* p : {&lat, &bw})
+    p->series.erase(std::remove_if(p->series.begin(), p->series.end(),
+                                   [](const vis::Series& s) { return s.x.size() < 2; }),
+                    p->series.end());
   for (vis::PlotSpec* p : {&lat, &bw})
     for (vis::Series& s : p->series) {  // sort each line by x
       std::vector<std::size_t> o(s.x.size());
@@ -568,7 +590,6 @@ void draw_roofline(App& app, const ResultSet* set) {
   ImGui::SameLine();
   vis::help_marker(gpu->source.c_str());
   const attn::DType dt = app.kv_dtype;
-  ImGui::SameLine();
   ImGui::TextDisabled("roof for %s KV: %s, %s/s, ridge %.0f FLOP/B",
                       std::string(attn::dtype_name(dt)).c_str(),
                       vis::format_bandwidth(gpu->bandwidth_bytes_per_s()).c_str(),
@@ -583,6 +604,19 @@ void draw_roofline(App& app, const ResultSet* set) {
 
   std::vector<vis::RooflinePoint> pts;
   double probe = 0;
+  if (set) {  // say where the points were measured, and offer the matching roof
+    const kern::BenchEnvironment& d = set->report.device;
+    const attn::GpuSpec* measured_on = gpu_spec_for_device(d.name);
+    if (d.kind == "cpu") {
+      ImGui::TextDisabled("points: measured on the CPU (%s); the dashed slope is its read "
+                          "bandwidth measured in the run", d.name.c_str());
+    } else if (measured_on && measured_on != gpu) {
+      ImGui::TextDisabled("points: measured on %s;", d.name.c_str());
+      ImGui::SameLine();
+      if (ImGui::SmallButton(("use the " + measured_on->name + " roof").c_str()))
+        app.gpu_name = measured_on->name;
+    }
+  }
   if (set) {
     probe = set->report.device.probe_gbps * 1e9;
     const std::string series = "measured: " + (set->report.device.name.empty()

@@ -23,6 +23,7 @@
 //                           layer_types may also hold chunked_attention (Llama 4: a window of
 //                           attention_chunk_size) and layers with no KV cache at all
 //                           (linear_attention, conv, mamba), which are left out with a note.
+//   shared KV               Gemma 3n's num_kv_shared_layers: those last layers store nothing.
 //   nested text_config      multimodal checkpoints (Gemma 3) keep the language model there
 //                           (InternVL's llm_config and language_config likewise).
 //   class defaults          a field missing from a published file takes its HF config class
@@ -94,10 +95,10 @@ std::string describe(const json& v) {
     case json::value_t::boolean: return v.get<bool>() ? "true" : "false";
     case json::value_t::object: return "an object";
     case json::value_t::array: return "an array";
-    case json::value_t::string: {
-      std::string s = v.get<std::string>();
-      if (s.size() > 40) s = s.substr(0, 40) + "...";
-      return "\"" + s + "\"";
+    case json::value_t::string: {  // quoted and escaped, so an error stays on one line
+      std::string s = v.dump(-1, ' ', true, json::error_handler_t::replace);
+      if (s.size() > 48) s = s.substr(0, 44) + "...\"";
+      return s;
     }
     case json::value_t::number_float: {  // the shortest text that reads back the same
       const double d = v.get<double>();
@@ -503,6 +504,25 @@ ModelConfig import_hf_config_text(const std::string& text, const std::string& or
   }
 
   read_windows(f, model_type, m);
+  if (m.num_sliding() > 0 && m.window >= m.max_seq) {
+    // Phi-3.5-mini: sliding_window 262144 over a 131072 context. HF applies it, so the layers
+    // stay sliding; say that it only binds past the model's context.
+    m.notes.push_back(prefix + "sliding_window " + std::to_string(m.window) +
+                      " is not below max_position_embeddings " + std::to_string(m.max_seq) +
+                      ": it binds only for sequences longer than the model's context");
+  }
+  if (const auto shared = f.integer("num_kv_shared_layers", 0, Limits::kMaxLayers); shared && *shared > 0) {
+    // Gemma 3n: the last num_kv_shared_layers layers reuse the caches of earlier layers and
+    // store nothing of their own.
+    if (*shared >= m.num_layers)
+      f.fail("num_kv_shared_layers", "must be less than the number of attention layers (found " +
+                                         std::to_string(*shared) + " of " + std::to_string(m.num_layers) + ")");
+    m.num_layers -= to_int(*shared);
+    m.layers.resize(static_cast<std::size_t>(m.num_layers));
+    if (m.num_sliding() == 0) m.window = 0;
+    m.notes.push_back(prefix + "num_kv_shared_layers: the last " + std::to_string(*shared) +
+                      " layers reuse earlier layers' KV caches and are not counted");
+  }
   if (m.variant != Variant::kMla && m.num_layers > 0 && m.num_sliding() == m.num_layers)
     m.variant = Variant::kSwa;
 
@@ -518,8 +538,10 @@ ModelConfig import_hf_config_file(const std::string& path) {
   std::error_code ec;
   const std::filesystem::path p(path);
   const auto status = std::filesystem::status(p, ec);
-  if (ec || !std::filesystem::exists(status))
-    throw InputError(path + ": cannot read the config: no such file");
+  if (!std::filesystem::exists(status))
+    throw InputError(path + ": cannot read the config: " +
+                     (ec && ec != std::errc::no_such_file_or_directory ? ec.message()
+                                                                        : std::string("no such file")));
   if (!std::filesystem::is_regular_file(status))
     throw InputError(path + ": cannot read the config: not a regular file");
   const auto size = std::filesystem::file_size(p, ec);

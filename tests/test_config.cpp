@@ -253,6 +253,15 @@ TEST_CASE("what-if: GQA takes kv_heads that divide Hq; MQA; SWA slides every lay
   const ModelConfig h = apply_what_if(hybrid, w);
   CHECK(h.num_sliding() == 0);
   CHECK(h.window == 0);
+  // keep_windows: the same hybrid pattern with other heads.
+  w.variant = Variant::kMqa;
+  w.keep_windows = true;
+  const ModelConfig k = apply_what_if(hybrid, w);
+  CHECK(k.kv_heads == 1);
+  CHECK(k.layers == hybrid.layers);
+  CHECK(k.window == 128);
+  CHECK(k.layer_shape(0).variant == Variant::kSwa);
+  CHECK(k.layer_shape(1).variant == Variant::kMqa);
 }
 
 TEST_CASE("what-if: grouped model to MLA uses the requested Dl and Dr", "[config]") {

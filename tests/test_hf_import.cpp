@@ -173,6 +173,17 @@ TEST_CASE("hf: Phi-3's sliding_window (2047) applies to every layer", "[hf]") {
   CHECK(m.window == 2047);
 }
 
+TEST_CASE("hf: a window at least as long as the context stays (HF applies it), with a note",
+          "[hf]") {
+  // Phi-3.5-mini: sliding_window 262144 over max_position_embeddings 131072.
+  const ModelConfig m = import(R"({"model_type": "phi3", "hidden_size": 3072,
+      "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32,
+      "max_position_embeddings": 131072, "sliding_window": 262144})");
+  CHECK(m.num_sliding() == 32);
+  CHECK(m.window == 262144);
+  CHECK_THAT(m.notes.at(0), Contains("binds only for sequences longer"));
+}
+
 TEST_CASE("hf: use_sliding_window false turns the window off (Qwen2.5)", "[hf]") {
   const ModelConfig m = import(R"({"model_type": "qwen2", "hidden_size": 3584,
       "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4,
@@ -307,6 +318,20 @@ TEST_CASE("hf: layers without KV cache (linear attention) are left out, with a n
   CHECK_THAT(m.notes[0], Contains("6 layers keep a fixed-size state"));
 }
 
+TEST_CASE("hf: Gemma 3n's num_kv_shared_layers store no cache of their own", "[hf]") {
+  const ModelConfig m = import(R"({"model_type": "gemma3n", "text_config": {
+      "model_type": "gemma3n_text", "hidden_size": 2048, "num_hidden_layers": 10,
+      "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 256,
+      "max_position_embeddings": 32768, "sliding_window": 512, "num_kv_shared_layers": 4,
+      "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention",
+      "sliding_attention", "full_attention", "sliding_attention", "sliding_attention",
+      "sliding_attention", "sliding_attention", "full_attention"]}})");
+  CHECK(m.num_layers == 6);
+  CHECK(m.num_sliding() == 5);
+  CHECK(m.window == 512);
+  CHECK_THAT(m.notes.back(), Contains("last 4 layers reuse"));
+}
+
 TEST_CASE("hf: chunked attention (Llama 4) keeps attention_chunk_size tokens", "[hf]") {
   const ModelConfig m = import(R"({"model_type": "llama4_text", "hidden_size": 5120,
       "num_hidden_layers": 4, "num_attention_heads": 40, "num_key_value_heads": 8,
@@ -363,6 +388,8 @@ TEST_CASE("hf bad input: wrong types", "[hf][bad]") {
   CHECK_THROWS_WITH(import(llama(R"("num_hidden_layers": true)")),
                     Contains("field 'num_hidden_layers': expected a positive integer, found true"));
   CHECK_THROWS_WITH(import(llama(R"("num_key_value_heads": [8])")), Contains("found an array"));
+  // A string with a line break is shown escaped: the error stays one line.
+  CHECK_THROWS_WITH(import(llama(R"("num_attention_heads": "3\n2")")), Contains(R"(found "3\n2")"));
   CHECK_THROWS_WITH(import(llama(R"("head_dim": {"v": 1})")), Contains("found an object"));
   CHECK_THROWS_WITH(import(llama(R"("use_sliding_window": "yes", "sliding_window": 4)")),
                     Contains("field 'use_sliding_window': expected true or false"));

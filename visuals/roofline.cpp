@@ -39,7 +39,7 @@ PlotSpec roofline_plot(const attn::GpuSpec& gpu, attn::DType kv_dt,
   p.y.label = "FLOP/s";
   p.y.scale = AxisScale::kLog;
   p.y.format = [](double v) { return format_flops(v) + "/s"; };
-  p.legend = LegendPos::kBottomRight;
+  p.legend = LegendPos::kTopLeft;  // above the slope, where no data is
 
   Series roof;
   roof.name = "roof: " + format_bandwidth(gpu.bandwidth_bytes_per_s()) + ", " +
