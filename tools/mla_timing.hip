@@ -1,8 +1,9 @@
 // Standalone timing driver for the MLA decode kernel variants (kernels/decode_mla.hip), used
 // while the shared bench harness (attnlab bench --device gpu) is not there yet. Not part of the
 // product build; on the GPU machine:
-//   nvcc -std=c++17 -O3 -arch=sm_90 -x cu --expt-relaxed-constexpr -I. tools/mla_timing.hip \
-//        build/libattnlab_kernels.a build/libattnlab_core.a -o mla_timing && ./mla_timing
+//   tools/mla_gpu_run.sh (builds it next to the tests: compile with -x cu -c, then link the
+//   object with build/libattnlab_kernels.a and build/libattnlab_core.a; -x cu must not reach
+//   the archives)
 // Method (DESIGN.md section 5): random inputs on the device, each variant's output compared with
 // the default variant's, warm-up, inputs rotated past the L2, one event pair per launch, median,
 // min and max of many runs, and a streaming-read probe in the same run.
@@ -84,7 +85,11 @@ struct Case {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int runs = argc > 1 ? std::atoi(argv[1]) : 30;
+  if (argc > 1 && std::string(argv[1]) == "--help") {
+    std::printf("usage: mla_timing [timed runs per variant, default 30]\n");
+    return 0;
+  }
+  const int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 30;
   const double probe = probe_gbps();
   std::printf("read probe: %.0f GB/s\n", probe);
   const Case cases[] = {
@@ -129,12 +134,17 @@ int main(int argc, char** argv) {
     a.dt = c.dt;
     a.kv_scale = fp8 ? 0.01f : 1.0f;
     std::vector<float> h_ref(out_elems), h_out(out_elems);
+    MlaKernelChoice auto_choice{};
     for (const MlaKernelChoice& v0 : variants) {
       const bool deflt = v0.splits < 0;
       MlaKernelChoice v = v0;
       try {
-        if (deflt) v = mla_plan([&] { MlaDeviceArgs t = a; t.q = q[0].get(); return t; }());
+        if (deflt) auto_choice = v = mla_plan(a);
         if (!deflt && v.head_groups == 1 && c.heads > 16) continue;
+        if (!deflt && v.head_groups == 2 && c.heads <= 16) continue;
+        if (!deflt && v.head_groups == auto_choice.head_groups && v.block_n == auto_choice.block_n &&
+            v.stages == auto_choice.stages)
+          continue;  // the launcher's own choice, already timed
         DeviceBuffer ws(mla_workspace_bytes(a, v));
         a.workspace = ws.get();
         a.q = q[0].get();
