@@ -504,6 +504,13 @@ ModelConfig import_hf_config_text(const std::string& text, const std::string& or
   }
 
   read_windows(f, model_type, m);
+  if (m.num_sliding() > 0 && m.window >= m.max_seq) {
+    // Phi-3.5-mini: sliding_window 262144 over a 131072 context. HF applies it, so the layers
+    // stay sliding; say that it only binds past the model's context.
+    m.notes.push_back(prefix + "sliding_window " + std::to_string(m.window) +
+                      " is not below max_position_embeddings " + std::to_string(m.max_seq) +
+                      ": it binds only for sequences longer than the model's context");
+  }
   if (const auto shared = f.integer("num_kv_shared_layers", 0, Limits::kMaxLayers); shared && *shared > 0) {
     // Gemma 3n: the last num_kv_shared_layers layers reuse the caches of earlier layers and
     // store nothing of their own.

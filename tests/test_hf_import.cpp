@@ -173,6 +173,17 @@ TEST_CASE("hf: Phi-3's sliding_window (2047) applies to every layer", "[hf]") {
   CHECK(m.window == 2047);
 }
 
+TEST_CASE("hf: a window at least as long as the context stays (HF applies it), with a note",
+          "[hf]") {
+  // Phi-3.5-mini: sliding_window 262144 over max_position_embeddings 131072.
+  const ModelConfig m = import(R"({"model_type": "phi3", "hidden_size": 3072,
+      "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32,
+      "max_position_embeddings": 131072, "sliding_window": 262144})");
+  CHECK(m.num_sliding() == 32);
+  CHECK(m.window == 262144);
+  CHECK_THAT(m.notes.at(0), Contains("binds only for sequences longer"));
+}
+
 TEST_CASE("hf: use_sliding_window false turns the window off (Qwen2.5)", "[hf]") {
   const ModelConfig m = import(R"({"model_type": "qwen2", "hidden_size": 3584,
       "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4,
