@@ -19,6 +19,9 @@
 //      Split-KV: the launcher picks the number of splits from B, the head tiles, S and the
 //      multiprocessor count; partial (max, sum, unnormalised output) go to the workspace and a
 //      combine kernel merges them with SoftmaxState::merge.
+//   v2 candidates (MlaKernelChoice, off by default until measured; NOTES.md has the predictions):
+//      combine = 2: the split states merged in parallel, then independent weighted loads;
+//      fp8_fp16: e4m3 -> fp16 (one conversion per pair) and fp16 MMA, Q rows scaled by 2^e.
 //   Figures, floors and what each change predicted: kernels/NOTES.md (MLA section).
 #include "kernels/hip_compat.h"  // first: the runtime defines __forceinline__ for softmax_state.h
 

@@ -136,8 +136,8 @@ int main(int argc, char** argv) {
     std::vector<std::pair<std::string, MlaKernelChoice>> vars = {{"auto", auto_choice}};
     if (auto_choice.splits > 1) {
       MlaKernelChoice v = auto_choice;
-      v.combine = 1;
-      vars.push_back({"auto comb1", v});
+      v.combine = v.combine == 1 ? 2 : 1;
+      vars.push_back({v.combine == 2 ? "auto combine2" : "auto combine1", v});
     }
     if (fp8) {
       MlaKernelChoice v = auto_choice;
