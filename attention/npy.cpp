@@ -481,7 +481,8 @@ NpyArray read_npy(const std::string& path) {
   a.bytes.resize(static_cast<std::size_t>(h.data_bytes));
   const std::size_t consumed = pre.header_start + from_head;  // bytes of the file read so far
   const std::size_t extra = first - consumed;  // data bytes already in head (empty headers)
-  std::memcpy(a.bytes.data(), head + consumed, std::min<std::size_t>(extra, a.bytes.size()));
+  const std::size_t from_preamble = std::min<std::size_t>(extra, a.bytes.size());
+  if (from_preamble) std::memcpy(a.bytes.data(), head + consumed, from_preamble);
   if (a.bytes.size() > extra) read_exact(a.bytes.data() + extra, a.bytes.size() - extra, "data");
   return a;
 }
