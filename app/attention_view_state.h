@@ -1,0 +1,9 @@
+// View state of the attention panel (app/panel_attention.cpp), kept in App.
+#pragma once
+
+namespace app {
+
+struct AttentionViewState {
+};
+
+}  // namespace app

@@ -1,0 +1,15 @@
+// One function per panel, one file each (app/panel_<name>.cpp). Each draws its own window
+// (ImGui::Begin/End) and returns; none blocks or runs work.
+#pragma once
+#include "app/app_state.h"
+
+namespace app {
+
+void draw_model_panel(App& app);      // panel_model.cpp      --panel model
+void draw_kv_cache_panel(App& app);   // panel_kv_cache.cpp   --panel kv-cache
+void draw_data_flow_panel(App& app);  // panel_data_flow.cpp  --panel data-flow
+void draw_attention_panel(App& app);  // panel_attention.cpp  --panel attention
+void draw_latency_panel(App& app);    // panel_latency.cpp    --panel latency
+void draw_tour_panel(App& app);       // panel_tour.cpp       --panel tour
+
+}  // namespace app
