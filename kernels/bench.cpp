@@ -149,7 +149,7 @@ BenchReport run_bench(const std::vector<BenchCase>& cases, const BenchOptions& o
 
   const int threads = cpu_bench_threads(opt.threads);
   rep.device = cpu_environment(threads);
-  rep.device.probe_gbps = cpu_probe_for_bench(threads);
+  rep.device.probe_gbps = cpu_probe_for_bench(threads, opt.probe_bytes);
   for (int i = 0; i < total; ++i) {
     if (cancelled(opt)) break;
     const BenchCase& c = cases[static_cast<std::size_t>(i)];

@@ -4,6 +4,7 @@
 // min and max, and a streaming-read bandwidth measured in the same run.
 #pragma once
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -79,6 +80,7 @@ struct BenchOptions {
   // Called before each case: (index, total, case). Runs on the benchmark's thread.
   std::function<void(int, int, const BenchCase&)> progress;
   std::string suite;               // recorded in BenchReport::suite ("single" when empty)
+  std::size_t probe_bytes = 0;     // CPU read probe buffer; 0 = automatic (well past the LLC)
 };
 
 // Suites: "peers", "amd-mixed-mla", "sweep" (GPU shapes; on the CPU the harness may cap them).

@@ -135,11 +135,12 @@ BenchEnvironment cpu_environment(int threads) {
   return e;
 }
 
-double cpu_probe_for_bench(int threads) {
-  const std::uint64_t llc = last_level_cache_bytes();
-  std::uint64_t bytes = std::max<std::uint64_t>(256ull << 20, 8 * llc);
-  bytes = std::min<std::uint64_t>(bytes, std::max<std::uint64_t>(cpu_case_budget() / 2, 64ull << 20));
-  return cpu_read_probe_gbps(threads, static_cast<std::size_t>(bytes));
+double cpu_probe_for_bench(int threads, std::size_t bytes) {
+  if (bytes == 0) {
+    const std::uint64_t want = std::max<std::uint64_t>(256ull << 20, 2 * last_level_cache_bytes());
+    bytes = static_cast<std::size_t>(std::min<std::uint64_t>(want, 1ull << 30));
+  }
+  return cpu_read_probe_gbps(threads, bytes);
 }
 
 std::optional<BenchResult> cpu_bench_case(const BenchCase& c0, const BenchOptions& opt,
@@ -172,8 +173,9 @@ std::optional<BenchResult> cpu_bench_case(const BenchCase& c0, const BenchOption
               human(budget) + "); run it with --device gpu";
     return r;
   }
-  const double rotate = static_cast<double>(std::max<std::uint64_t>(4 * last_level_cache_bytes(),
-                                                                    64ull << 20));
+  // Enough copies that consecutive runs do not find their inputs in the last-level cache.
+  const double rotate = static_cast<double>(std::min<std::uint64_t>(
+      std::max<std::uint64_t>(4 * last_level_cache_bytes(), 64ull << 20), 1ull << 30));
   int copies = static_cast<int>(std::ceil(rotate / per_copy));
   copies = std::max(1, std::min({copies, kMaxCopies,
                                  static_cast<int>((budget - fixed) / per_copy)}));

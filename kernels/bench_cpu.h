@@ -11,7 +11,8 @@ int cpu_bench_threads(int requested);
 // The "device" object for a CPU run (model name, kernel, compiler, memory).
 BenchEnvironment cpu_environment(int threads);
 // Streaming-read bandwidth of this machine now, over a buffer well past the last-level cache.
-double cpu_probe_for_bench(int threads);
+// `bytes` 0: automatic (twice the last-level cache, 256 MiB to 1 GiB).
+double cpu_probe_for_bench(int threads, std::size_t bytes);
 // One case of the threaded float reference: checked against the float64 truth on the same
 // inputs, warmed up, timed over rotated input copies. Case errors go into BenchResult::error
 // (a case too large for this machine's memory is refused before allocating). nullopt: the

@@ -70,7 +70,7 @@ struct Reader {
     const std::string range = "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
     if (j->is_number_unsigned()) {
       const auto u = j->get<std::uint64_t>();
-      if (u > static_cast<std::uint64_t>(hi)) bad(key, range);
+      if (u > static_cast<std::uint64_t>(hi) || static_cast<std::int64_t>(u) < lo) bad(key, range);
       return static_cast<std::int64_t>(u);
     }
     if (!j->is_number_integer()) bad(key, range);

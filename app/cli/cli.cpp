@@ -15,6 +15,8 @@
 #include "attention/config.h"
 #include "attention/error.h"
 #include "attention/presets.h"
+#include "kernels/bench.h"
+#include "kernels/gpu.h"
 
 #ifndef ATTNLAB_VERSION
 #define ATTNLAB_VERSION "0.1.0"
@@ -158,7 +160,10 @@ CliOutcome run_cli_impl(int argc, char** argv) {
       "KV-cache sizes, CPU references, GPU decode kernels and benchmarks.\n"
       "With no arguments it opens the explorer.",
       "attnlab"};
-  root.set_version_flag("--version", std::string("attnlab ") + ATTNLAB_VERSION);
+  root.set_version_flag("--version", std::string("attnlab ") + ATTNLAB_VERSION + " (commit " +
+                                         kern::build_commit() + ", " +
+                                         (kern::gpu_compiled() ? "GPU kernels" : "no GPU kernels") +
+                                         ")");
   root.require_subcommand(0, 1);
   root.footer(limits_text());
 
@@ -185,7 +190,9 @@ CliOutcome run_cli_impl(int argc, char** argv) {
       outcome.exit_code = 0;
       return outcome;
     }
-    outcome.exit_code = fail(std::string(e.what()) + " (see 'attnlab --help')", 2);
+    std::string where = "attnlab";
+    for (const CLI::App* sub : root.get_subcommands()) where += " " + sub->get_name();
+    outcome.exit_code = fail(std::string(e.what()) + " (see '" + where + " --help')", 2);
     return outcome;
   }
 
