@@ -374,7 +374,10 @@ void body_tp(App& app) {
         continue;
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      ImGui::Text("%s (Hkv %d)", v, m.kv_heads);
+      if (m.variant == attn::Variant::kMla)
+        ImGui::Text("%s (one latent, Dl %d + Dr %d)", v, m.latent_dim, m.rope_dim);
+      else
+        ImGui::Text("%s (Hkv %d)", v, m.kv_heads);
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(vis::format_bytes(static_cast<double>(r.per_device_bytes)).c_str());
       ImGui::TableNextColumn();
