@@ -118,7 +118,7 @@ void collect_outcome(App& app) {
   if (!o) return;
   if (o->state == JobState::kFailed) {
     st.job_error = "The benchmark failed: " + o->error;
-    app.messages.push_back("latency: " + st.job_error);
+    post_message(app, "latency: " + st.job_error);
     return;
   }
   if (o->state == JobState::kCancelled)
