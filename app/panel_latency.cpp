@@ -22,6 +22,7 @@
 #include "app/latency_results.h"
 #include "app/latency_tables.h"
 #include "app/panels.h"
+#include "attention/npy.h"
 #include "attention/roofline.h"
 #include "visuals/plot.h"
 #include "visuals/roofline.h"
@@ -270,7 +271,7 @@ void draw_sets(LatencyState& st) {
   if (ImGui::Button("Export")) {
     try {
       const kern::BenchReport& r = st.sets[sel].report;
-      write_file_atomic(st.export_path,
+      attn::write_file_atomic(st.export_path,
                         st.export_format == 0 ? kern::bench_report_json(r) : results_csv(r));
       st.io_message = "wrote " + std::string(st.export_path);
       st.io_error = false;
