@@ -22,6 +22,7 @@
 #include "app/latency_results.h"
 #include "app/latency_tables.h"
 #include "app/panels.h"
+#include "attention/npy.h"
 #include "attention/roofline.h"
 #include "visuals/plot.h"
 #include "visuals/roofline.h"
@@ -118,7 +119,7 @@ void collect_outcome(App& app) {
   if (!o) return;
   if (o->state == JobState::kFailed) {
     st.job_error = "The benchmark failed: " + o->error;
-    app.messages.push_back("latency: " + st.job_error);
+    post_message(app, "latency: " + st.job_error);
     return;
   }
   if (o->state == JobState::kCancelled)
@@ -270,7 +271,7 @@ void draw_sets(LatencyState& st) {
   if (ImGui::Button("Export")) {
     try {
       const kern::BenchReport& r = st.sets[sel].report;
-      write_file_atomic(st.export_path,
+      attn::write_file_atomic(st.export_path,
                         st.export_format == 0 ? kern::bench_report_json(r) : results_csv(r));
       st.io_message = "wrote " + std::string(st.export_path);
       st.io_error = false;
