@@ -101,6 +101,7 @@ void start_job(App& app) {
   // 0 = all cores but one, which the UI keeps (frames stay smooth while the CPU is timed).
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   opt.threads = st.cpu_threads > 0 ? st.cpu_threads : std::max(1, cores - 1);
+  opt.suite = st.workload == 0 ? std::string() : std::string(kWorkloads[st.workload]);
   opt.min_runs = std::max(1, st.min_runs);
   opt.min_seconds = std::max(0.0, static_cast<double>(st.min_seconds));
   const std::string title = std::string(kWorkloads[st.workload]) + " on " +
