@@ -38,6 +38,7 @@ struct LatencyState {
   std::string job_note;    // "cancelled after 3 of 12 cases"
 
   bool tabs_initialised = false;  // the first frame picks the tab (roofline when no results)
+  bool plot_all_sets = false;  // plots: every set, not only the selected one
   int plot_x = 0;          // 0: against S, 1: against B
   char import_path[1024] = "";
   char export_path[1024] = "attnlab-results.json";

@@ -6,7 +6,7 @@
 // [SECTION] Helpers
 // [SECTION] Run controls (workload, device, progress, cancel)
 // [SECTION] Result sets (choice, provenance, import, export)
-// [SECTION] Results table and CPU vs GPU
+// (the tables are in latency_tables.cpp)
 // [SECTION] Plots against S and B
 // [SECTION] Roofline
 // [SECTION] The panel
@@ -20,7 +20,9 @@
 #include "app/bench_cases.h"
 #include "app/job_runner.h"
 #include "app/latency_results.h"
+#include "app/latency_tables.h"
 #include "app/panels.h"
+#include "attention/npy.h"
 #include "attention/roofline.h"
 #include "visuals/plot.h"
 #include "visuals/roofline.h"
@@ -28,14 +30,40 @@
 #include "visuals/widgets.h"
 
 namespace app {
-namespace {
-
-// ---- [SECTION] Helpers ---------------------------------------------------------------------
+namespace latency_detail {
 
 const char* const kWorkloads[] = {"the model's layer", "sweep", "peers", "amd-mixed-mla"};
 const attn::DType kGpuDtypes[] = {attn::DType::kBf16, attn::DType::kFp16, attn::DType::kFp8};
 const char* const kGpuDtypeNames[] = {"bf16", "fp16", "fp8"};
 const char* const kProjectedGpu = "MI355X";
+
+std::string us_text(double us) { return us > 0 ? vis::format_duration_us(us) : "-"; }
+
+// The cases of the chosen workload; `error` explains why there are none.
+std::vector<kern::BenchCase> workload_cases(App& app, std::string* error) {
+  LatencyState& st = app.latency;
+  const attn::DType dt = st.device == 1 ? kGpuDtypes[st.gpu_dtype] : attn::DType::kFp32;
+  try {
+    if (st.workload == 0) {
+      const int layers = std::max(1, app.model.num_layers);
+      st.layer = std::clamp(st.layer, 0, layers - 1);
+      return {case_from_model(app.model, st.layer, app.batch, app.seq, dt)};
+    }
+    // Suites keep their own dtypes (amd-mixed-mla mixes bf16 and fp8; peers are bf16).
+    return kern::suite_cases(kWorkloads[st.workload]);
+  } catch (const std::exception& e) {
+    *error = e.what();
+    return {};
+  }
+}
+
+}  // namespace latency_detail
+
+namespace {
+
+using namespace latency_detail;
+
+// ---- [SECTION] Helpers ---------------------------------------------------------------------
 
 JobRunner& runner(LatencyState& st) {
   if (!st.runner) st.runner = std::make_shared<JobRunner>();
@@ -58,27 +86,7 @@ int selected_index(const LatencyState& st) {
   return st.selected;
 }
 
-std::string us_text(double us) { return us > 0 ? vis::format_duration_us(us) : "-"; }
-
 // ---- [SECTION] Run controls ----------------------------------------------------------------
-
-// The cases of the chosen workload; `error` explains why there are none.
-std::vector<kern::BenchCase> workload_cases(App& app, std::string* error) {
-  LatencyState& st = app.latency;
-  const attn::DType dt = st.device == 1 ? kGpuDtypes[st.gpu_dtype] : attn::DType::kFp32;
-  try {
-    if (st.workload == 0) {
-      const int layers = std::max(1, app.model.num_layers);
-      st.layer = std::clamp(st.layer, 0, layers - 1);
-      return {case_from_model(app.model, st.layer, app.batch, app.seq, dt)};
-    }
-    // Suites keep their own dtypes (amd-mixed-mla mixes bf16 and fp8; peers are bf16).
-    return kern::suite_cases(kWorkloads[st.workload]);
-  } catch (const std::exception& e) {
-    *error = e.what();
-    return {};
-  }
-}
 
 void start_job(App& app) {
   LatencyState& st = app.latency;
@@ -93,6 +101,7 @@ void start_job(App& app) {
   // 0 = all cores but one, which the UI keeps (frames stay smooth while the CPU is timed).
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   opt.threads = st.cpu_threads > 0 ? st.cpu_threads : std::max(1, cores - 1);
+  opt.suite = st.workload == 0 ? std::string() : std::string(kWorkloads[st.workload]);
   opt.min_runs = std::max(1, st.min_runs);
   opt.min_seconds = std::max(0.0, static_cast<double>(st.min_seconds));
   const std::string title = std::string(kWorkloads[st.workload]) + " on " +
@@ -111,7 +120,7 @@ void collect_outcome(App& app) {
   if (!o) return;
   if (o->state == JobState::kFailed) {
     st.job_error = "The benchmark failed: " + o->error;
-    app.messages.push_back("latency: " + st.job_error);
+    post_message(app, "latency: " + st.job_error);
     return;
   }
   if (o->state == JobState::kCancelled)
@@ -218,8 +227,8 @@ void draw_sets(LatencyState& st) {
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 22);
   if (ImGui::BeginCombo("results", preview.c_str())) {
     for (int i = 0; i < static_cast<int>(st.sets.size()); ++i) {
-      const std::string label = st.sets[i].name + " [" + origin_name(st.sets[i].origin) + "]##" +
-                                std::to_string(i);
+      const std::string label = "#" + std::to_string(i + 1) + " " + st.sets[i].name + " [" +
+                                origin_name(st.sets[i].origin) + "]##" + std::to_string(i);
       if (ImGui::Selectable(label.c_str(), i == sel)) st.selected = i;
     }
     ImGui::EndCombo();
@@ -263,7 +272,7 @@ void draw_sets(LatencyState& st) {
   if (ImGui::Button("Export")) {
     try {
       const kern::BenchReport& r = st.sets[sel].report;
-      write_file_atomic(st.export_path,
+      attn::write_file_atomic(st.export_path,
                         st.export_format == 0 ? kern::bench_report_json(r) : results_csv(r));
       st.io_message = "wrote " + std::string(st.export_path);
       st.io_error = false;
@@ -281,215 +290,6 @@ void draw_sets(LatencyState& st) {
   }
 }
 
-// ---- [SECTION] Results table and CPU vs GPU ------------------------------------------------
-
-void draw_results_table(const ResultSet& set) {
-  const attn::GpuSpec* mi = attn::find_gpu(kProjectedGpu);
-  const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
-                                ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
-                                ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable;
-  const float rows_h = ImGui::GetTextLineHeightWithSpacing() *
-                      (static_cast<float>(set.report.results.size()) + 2.0f);
-  const float h = std::max(ImGui::GetFontSize() * 8,
-                           std::min(rows_h, ImGui::GetContentRegionAvail().y - 4));
-  if (!ImGui::BeginTable("##results", 11, flags, ImVec2(0, h))) return;
-  ImGui::TableSetupScrollFreeze(1, 1);
-  ImGui::TableSetupColumn("case");
-  ImGui::TableSetupColumn("device");
-  ImGui::TableSetupColumn("dtype");
-  ImGui::TableSetupColumn("median");
-  ImGui::TableSetupColumn("min .. max");
-  ImGui::TableSetupColumn("GB/s");
-  ImGui::TableSetupColumn("of read BW");
-  ImGui::TableSetupColumn("max error");
-  ImGui::TableSetupColumn("KV read");
-  ImGui::TableSetupColumn("MI355X projected (roofline)");
-  ImGui::TableSetupColumn("peer (published)");
-  ImGui::TableHeadersRow();
-  for (const kern::BenchResult& r : set.report.results) {
-    ImGui::TableNextRow();
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(case_label(r.c).c_str());
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(r.device.c_str());
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(std::string(attn::dtype_name(storage_dtype(r))).c_str());
-    if (!r.error.empty()) {
-      ImGui::TableNextColumn();
-      ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "failed: %s", r.error.c_str());
-      continue;
-    }
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(us_text(r.median_us).c_str());
-    ImGui::TableNextColumn();
-    ImGui::Text("%s .. %s", us_text(r.min_us).c_str(), us_text(r.max_us).c_str());
-    ImGui::TableNextColumn();
-    ImGui::Text("%.1f", r.gbps);
-    ImGui::TableNextColumn();
-    if (r.probe_gbps > 0)
-      ImGui::Text("%.0f%%", 100.0 * r.gbps / r.probe_gbps);
-    else
-      ImGui::TextDisabled("-");
-    ImGui::TableNextColumn();
-    if (r.checked)
-      ImGui::Text("%.2e", r.max_abs_err);
-    else
-      ImGui::TextDisabled("not checked");
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(vis::format_bytes(static_cast<double>(r.kv_bytes)).c_str());
-    ImGui::TableNextColumn();
-    if (mi) {
-      try {
-        // A CPU row (float32) is projected as the GPU kernel would run it: bf16.
-        kern::BenchCase pc = r.c;
-        if (r.device == "cpu") pc.dtype = attn::DType::kBf16;
-        ImGui::TextColored(ImVec4(0.75f, 0.75f, 1.0f, 1.0f), "%s %s (proj.)",
-                           us_text(projected_us(pc, *mi)).c_str(),
-                           std::string(attn::dtype_name(pc.dtype)).c_str());
-      } catch (const std::exception&) {
-        ImGui::TextDisabled("-");
-      }
-    }
-    ImGui::TableNextColumn();
-    if (r.c.peer_us > 0) {
-      ImGui::Text("%s", us_text(r.c.peer_us).c_str());
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.c.peer_name.c_str());
-    } else {
-      ImGui::TextDisabled("-");
-    }
-  }
-  ImGui::EndTable();
-}
-
-// Before anything is measured: what the roofline says the workload's cases should take.
-void draw_projection_table(App& app) {
-  std::string error;
-  std::vector<kern::BenchCase> cases = workload_cases(app, &error);
-  if (cases.empty()) return;
-  const attn::GpuSpec* chosen = attn::find_gpu(app.gpu_name);
-  const attn::GpuSpec* mi = attn::find_gpu(kProjectedGpu);
-  ImGui::TextWrapped("Projected (roofline), not measured: max(bytes / bandwidth, FLOPs / matrix "
-                     "rate) from the datasheets in assets/gpus.json, for the cases Run would "
-                     "start on the GPU.");
-  const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
-                                ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
-  if (!ImGui::BeginTable("##proj", 6, flags, ImVec2(0, ImGui::GetFontSize() * 14))) return;
-  ImGui::TableSetupScrollFreeze(1, 1);
-  ImGui::TableSetupColumn("case");
-  ImGui::TableSetupColumn("bytes read");
-  ImGui::TableSetupColumn("FLOPs");
-  ImGui::TableSetupColumn("FLOP/byte");
-  ImGui::TableSetupColumn(chosen ? (chosen->name + " projected (roofline)").c_str() : "-");
-  ImGui::TableSetupColumn("MI355X projected (roofline)");
-  ImGui::TableHeadersRow();
-  for (kern::BenchCase& c : cases) {
-    if (app.latency.workload == 0) c.dtype = kGpuDtypes[app.latency.gpu_dtype];
-    try {
-      const attn::DecodeCost cost = case_cost(c, c.dtype);
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(case_label(c).c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(vis::format_bytes(cost.total_bytes()).c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(vis::format_flops(cost.flops).c_str());
-      ImGui::TableNextColumn();
-      ImGui::Text("%.1f", cost.intensity());
-      for (const attn::GpuSpec* g : {chosen, mi}) {
-        ImGui::TableNextColumn();
-        if (!g) continue;
-        const attn::RooflineProjection p = attn::project(cost, *g, c.dtype);
-        ImGui::TextColored(ImVec4(0.75f, 0.75f, 1.0f, 1.0f), "%s (%s-bound)",
-                           us_text(p.time_s * 1e6).c_str(), p.compute_bound ? "compute" : "memory");
-      }
-    } catch (const std::exception& e) {
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      vis::error_text(e.what());
-    }
-  }
-  ImGui::EndTable();
-}
-
-// The newest CPU and the newest GPU result of each shape, side by side.
-void draw_cpu_vs_gpu(const LatencyState& st) {
-  struct Pair {
-    const kern::BenchResult* cpu = nullptr;
-    const kern::BenchResult* gpu = nullptr;
-    std::string gpu_device;
-  };
-  std::map<std::string, Pair> rows;
-  std::vector<std::string> order;
-  for (const ResultSet& s : st.sets)
-    for (const kern::BenchResult& r : s.report.results) {
-      if (!r.error.empty()) continue;
-      const std::string key = shape_key(r.c);
-      if (!rows.count(key)) order.push_back(key);
-      Pair& p = rows[key];
-      if (r.device == "cpu") {
-        p.cpu = &r;
-      } else {
-        p.gpu = &r;
-        p.gpu_device = s.report.device.name;
-      }
-    }
-  const attn::GpuSpec* mi = attn::find_gpu(kProjectedGpu);
-  ImGui::TextWrapped(
-      "Each shape's newest CPU and GPU measurement, with the max error of each check against the "
-      "float64 reference. The last column is a projection from the MI355X datasheet "
-      "(max(bytes / 8 TB/s, FLOPs / 2.5 PFLOP/s)), not a measurement.");
-  const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
-                                ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
-  const float h = std::max(ImGui::GetFontSize() * 8,
-                           std::min(ImGui::GetTextLineHeightWithSpacing() *
-                                        (static_cast<float>(order.size()) + 2.0f),
-                                    ImGui::GetContentRegionAvail().y - 4));
-  if (!ImGui::BeginTable("##cpu_gpu", 7, flags, ImVec2(0, h))) return;
-  ImGui::TableSetupScrollFreeze(1, 1);
-  ImGui::TableSetupColumn("case");
-  ImGui::TableSetupColumn("CPU median");
-  ImGui::TableSetupColumn("CPU max err");
-  ImGui::TableSetupColumn("GPU median");
-  ImGui::TableSetupColumn("GPU max err");
-  ImGui::TableSetupColumn("GPU speed-up");
-  ImGui::TableSetupColumn("MI355X projected (roofline)");
-  ImGui::TableHeadersRow();
-  for (const std::string& key : order) {
-    const Pair& p = rows[key];
-    const kern::BenchResult* any = p.gpu ? p.gpu : p.cpu;
-    ImGui::TableNextRow();
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(case_label(any->c).c_str());
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(p.cpu ? us_text(p.cpu->median_us).c_str() : "-");
-    ImGui::TableNextColumn();
-    if (p.cpu && p.cpu->checked) ImGui::Text("%.2e", p.cpu->max_abs_err); else ImGui::TextDisabled("-");
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(p.gpu ? us_text(p.gpu->median_us).c_str() : "-");
-    if (p.gpu && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", p.gpu_device.c_str());
-    ImGui::TableNextColumn();
-    if (p.gpu && p.gpu->checked) ImGui::Text("%.2e", p.gpu->max_abs_err); else ImGui::TextDisabled("-");
-    ImGui::TableNextColumn();
-    if (p.cpu && p.gpu && p.gpu->median_us > 0)
-      ImGui::Text("%.1fx", p.cpu->median_us / p.gpu->median_us);
-    else
-      ImGui::TextDisabled("-");
-    ImGui::TableNextColumn();
-    if (mi) {
-      kern::BenchCase c = any->c;
-      if (!p.gpu) c.dtype = attn::DType::kBf16;  // a CPU-only row: project the bf16 kernel
-      try {
-        ImGui::TextColored(ImVec4(0.75f, 0.75f, 1.0f, 1.0f), "%s %s (proj.)",
-                           us_text(projected_us(c, *mi)).c_str(),
-                           std::string(attn::dtype_name(c.dtype)).c_str());
-      } catch (const std::exception&) {
-        ImGui::TextDisabled("-");
-      }
-    }
-  }
-  ImGui::EndTable();
-}
-
 // ---- [SECTION] Plots against S and B -------------------------------------------------------
 
 void draw_plots(LatencyState& st, const ResultSet& set) {
@@ -497,9 +297,13 @@ void draw_plots(LatencyState& st, const ResultSet& set) {
   ImGui::SameLine();
   ImGui::RadioButton("against B", &st.plot_x, 1);
   ImGui::SameLine();
+  ImGui::Checkbox("every result set", &st.plot_all_sets);
+  ImGui::SameLine();
   vis::help_marker(
-      "One line per shape: the other dimensions fixed, S (or B) varying. Decode time should grow "
-      "linearly with the bytes read; GB/s shows how close each point gets to the memory.");
+      "One line per shape: the other dimensions fixed, S (or B) varying; dashed lines are CPU "
+      "runs. Decode time should grow linearly with the bytes read; GB/s shows how close each "
+      "point gets to the memory. 'every result set' draws all runs, recorded and imported sets "
+      "together (CPU and GPU side by side), each line named by its set.");
   vis::PlotSpec lat, bw;
   for (vis::PlotSpec* p : {&lat, &bw}) {
     p->x.label = st.plot_x == 0 ? "S (cached tokens)" : "B (batch)";
@@ -516,12 +320,18 @@ void draw_plots(LatencyState& st, const ResultSet& set) {
   bw.y.label = "GB/s";
   bw.y.format = [](double v) { return vis::format_si(v); };
   std::map<std::string, int> index;
-  for (const kern::BenchResult& r : set.report.results) {
+  std::vector<std::pair<int, const kern::BenchResult*>> results;  // (set number, result)
+  for (int i = 0; i < static_cast<int>(st.sets.size()); ++i)
+    if (st.plot_all_sets || &st.sets[i] == &set)
+      for (const kern::BenchResult& r : st.sets[i].report.results) results.emplace_back(i, &r);
+  for (const auto& [set_no, rp] : results) {
+    const kern::BenchResult& r = *rp;
     if (!r.error.empty() || r.median_us <= 0) continue;
     kern::BenchCase k = r.c;
     if (st.plot_x == 0) k.seq = 1; else k.batch = 1;
     k.label.clear();
-    std::string name = r.device + " " + std::string(attn::dtype_name(storage_dtype(r))) + " " +
+    std::string name = (st.plot_all_sets ? "#" + std::to_string(set_no + 1) + " " : "") +
+                       r.device + " " + std::string(attn::dtype_name(storage_dtype(r))) + " " +
                        case_label(k);
     const std::string drop = st.plot_x == 0 ? " S1" : " B1";
     const std::size_t at = name.find(drop);
@@ -657,7 +467,20 @@ void draw_roofline(App& app, const ResultSet* set) {
     } catch (const std::exception&) {
     }
   }
-  const vis::PlotSpec spec = vis::roofline_plot(*gpu, dt, pts, probe);
+  vis::PlotSpec spec = vis::roofline_plot(*gpu, dt, pts, probe);
+  // MI355X's roof beside the chosen one (dashed): where the same points would be bounded there.
+  const attn::GpuSpec* mi = attn::find_gpu(kProjectedGpu);
+  if (mi && mi != gpu) {
+    vis::Series r;
+    r.name = "MI355X roof (datasheet): " + vis::format_bandwidth(mi->bandwidth_bytes_per_s()) +
+             ", " + vis::format_flops(mi->matrix_flops_per_s(dt)) + "/s";
+    vis::roofline_curve(*mi, dt, spec.x.min, spec.x.max, 48, &r.x, &r.y);
+    r.dashed = true;
+    r.color = IM_COL32(237, 28, 36, 200);
+    r.thickness = 1.5f;
+    spec.series.insert(spec.series.begin() + 1, r);
+    spec.y.max = std::max(spec.y.max, mi->matrix_flops_per_s(dt) * 2);
+  }
   const float h = std::max(220.0f, ImGui::GetContentRegionAvail().y - 8);
   vis::draw_plot("##roofline", spec, ImVec2(-1, h));
 }
