@@ -395,9 +395,13 @@ void body_tp(App& app) {
       attn::WhatIf keep;
       keep.kv_heads = 0;
       attn::KvReport r;
-      if (!preset_with(app.base.name.c_str(), v, &m, &keep) ||
-          !kv_of(m, app.seq, app.kv_dtype, app.tp, &r))
+      try {  // the base model (a preset or an imported config.json) under each variant
+        keep.variant = *attn::parse_variant(v);
+        m = attn::apply_what_if(app.base, keep);
+      } catch (const std::exception&) {
         continue;
+      }
+      if (!kv_of(m, app.seq, app.kv_dtype, app.tp, &r)) continue;
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       if (m.variant == attn::Variant::kMla)
