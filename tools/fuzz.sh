@@ -4,7 +4,7 @@
 #   tools/fuzz.sh all 15              every target for 15 s (2 at a time: FUZZ_PARALLEL=2)
 #   tools/fuzz.sh fuzz_npy 3600       one target for an hour
 # Corpora grow in build-fuzz/fuzz-corpus/TARGET (seeded from assets/ and the NPY writer each
-# run); crashes land in build-fuzz/fuzz-crashes/TARGET/ (reproduce: build-fuzz/TARGET FILE).
+# run); crashes land in build-fuzz/fuzz-crashes/TARGET/ (reproduce: build-fuzz/tests/fuzz/TARGET FILE).
 # Exit status: 0 when every target ran and none crashed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,7 +34,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 cmake --build "$bdir" -j"$jobs" --target attnlab_fuzz_seeds $targets >"$bdir/fuzz-build.log" 2>&1 \
   || { grep -E "error|Error" "$bdir/fuzz-build.log" | head -40; echo "fuzz: FAILED (build, see $bdir/fuzz-build.log)"; exit 1; }
 rm -rf "$bdir/fuzz-seeds"
-"$bdir/attnlab_fuzz_seeds" "$bdir/fuzz-seeds" >/dev/null
+"$bdir/tests/fuzz/attnlab_fuzz_seeds" "$bdir/fuzz-seeds" >/dev/null
 
 run_one() {  # target -> writes $bdir/fuzz-logs/target.log and target.summary
   local t=$1 name=${1#fuzz_}
@@ -45,7 +45,7 @@ run_one() {  # target -> writes $bdir/fuzz-logs/target.log and target.summary
   local rc=0
   ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=0:detect_leaks=1} \
   UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-  nice -n "${FUZZ_NICE:-10}" "$bdir/$t" -max_total_time="$secs" -print_final_stats=1 \
+  nice -n "${FUZZ_NICE:-10}" "$bdir/tests/fuzz/$t" -max_total_time="$secs" -print_final_stats=1 \
     -rss_limit_mb=2048 -malloc_limit_mb=512 -timeout=10 -max_len=65536 \
     -artifact_prefix="$crashes/" "${dict[@]}" "$corpus" "$bdir/fuzz-seeds/$name" >"$log" 2>&1 || rc=$?
   local execs; execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
