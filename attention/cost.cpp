@@ -45,12 +45,12 @@ DecodeCost decode_cost(const LayerShape& layer, std::int64_t batch, std::int64_t
     throw InputError("batch must be between 1 and " + std::to_string(Limits::kMaxBatch) +
                      " (found " + std::to_string(batch) + ")");
   if (seq < 1 || seq > Limits::kMaxSeq)
-    throw InputError("seq must be between 1 and " + std::to_string(Limits::kMaxSeq) +
-                     " (found " + std::to_string(seq) + ")");
+    throw InputError("seq must be between 1 and " + std::to_string(Limits::kMaxSeq) + " (found " +
+                     std::to_string(seq) + ")");
   layer.validate();
   const double b = static_cast<double>(batch);
-  const double p = static_cast<double>(layer.window > 0 ? std::min<std::int64_t>(seq, layer.window)
-                                                        : seq);
+  const double p =
+      static_cast<double>(layer.window > 0 ? std::min<std::int64_t>(seq, layer.window) : seq);
   const double act = dtype_bytes_per_element(activation_dtype(kv_dt));
   const double h = layer.q_heads;
   DecodeCost c;
@@ -90,6 +90,22 @@ DecodeCost decode_cost(const LayerShape& layer, std::int64_t batch, std::int64_t
     c.flops = rebuild + 2.0 * b * h * p * (dn + dr) + 2.0 * b * h * p * dv;
   }
   return c;
+}
+
+DecodeCost decode_cost_model(const ModelConfig& model, std::int64_t batch, std::int64_t seq,
+                             DType kv_dt, MlaForm form) {
+  model.validate();
+  DecodeCost sum;
+  const ModelConfig* mla = model.variant == Variant::kMla ? &model : nullptr;
+  for (int i = 0; i < model.num_layers; ++i) {
+    const DecodeCost c = decode_cost(model.layer_shape(i), batch, seq, kv_dt, form, mla);
+    sum.kv_bytes += c.kv_bytes;
+    sum.q_bytes += c.q_bytes;
+    sum.o_bytes += c.o_bytes;
+    sum.weight_bytes += c.weight_bytes;
+    sum.flops += c.flops;
+  }
+  return sum;
 }
 
 }  // namespace attn
