@@ -118,39 +118,39 @@ void make_inputs(const fault::TempDir& d, unsigned seed) {
   put("cfg_array.json", "[1, 2, 3]");
   put("cfg_string.json", "\"llama\"");
   put("cfg_empty.json", "");
-  put("cfg_nan.json", R"({"hidden_size": NaN, "num_attention_heads": 32, "num_hidden_layers": 32})");
+  put("cfg_nan.json", R"({"hidden_size": NaN, "num_attention_heads": 32, "max_position_embeddings": 4096, "num_hidden_layers": 32})");
   put("cfg_heads_string.json", R"({"hidden_size": 4096, "num_attention_heads": "32",
-    "num_key_value_heads": 8, "num_hidden_layers": 32})");
+    "num_key_value_heads": 8, "max_position_embeddings": 4096, "num_hidden_layers": 32})");
   put("cfg_no_layers.json", R"({"hidden_size": 4096, "num_attention_heads": 32,
     "num_key_value_heads": 8})");
-  put("cfg_no_heads.json", R"({"hidden_size": 4096, "num_hidden_layers": 32})");
+  put("cfg_no_heads.json", R"({"hidden_size": 4096, "max_position_embeddings": 4096, "num_hidden_layers": 32})");
   put("cfg_negative_heads.json", R"({"hidden_size": 4096, "num_attention_heads": -32,
-    "num_hidden_layers": 32})");
+    "max_position_embeddings": 4096, "num_hidden_layers": 32})");
   put("cfg_zero_layers.json", R"({"hidden_size": 4096, "num_attention_heads": 32,
-    "num_key_value_heads": 8, "num_hidden_layers": 0})");
+    "num_key_value_heads": 8, "max_position_embeddings": 4096, "num_hidden_layers": 0})");
   put("cfg_huge_layers.json", R"({"hidden_size": 4096, "num_attention_heads": 32,
-    "num_key_value_heads": 8, "num_hidden_layers": 1000000000000})");
+    "num_key_value_heads": 8, "max_position_embeddings": 4096, "num_hidden_layers": 1000000000000})");
   put("cfg_huge_heads.json", R"({"hidden_size": 4096, "num_attention_heads": 1e30,
-    "num_key_value_heads": 8, "num_hidden_layers": 32})");
+    "num_key_value_heads": 8, "max_position_embeddings": 4096, "num_hidden_layers": 32})");
   put("cfg_huge_head_dim.json", R"({"hidden_size": 4096, "num_attention_heads": 32,
-    "num_key_value_heads": 8, "num_hidden_layers": 32, "head_dim": 1099511627776})");
+    "num_key_value_heads": 8, "max_position_embeddings": 4096, "num_hidden_layers": 32, "head_dim": 1099511627776})");
   put("cfg_fraction_heads.json", R"({"hidden_size": 4096, "num_attention_heads": 32.5,
-    "num_hidden_layers": 32})");
+    "max_position_embeddings": 4096, "num_hidden_layers": 32})");
   put("cfg_kv_not_dividing.json", R"({"hidden_size": 4096, "num_attention_heads": 32,
-    "num_key_value_heads": 5, "num_hidden_layers": 32})");
+    "num_key_value_heads": 5, "max_position_embeddings": 4096, "num_hidden_layers": 32})");
   put("cfg_hidden_not_dividing.json", R"({"hidden_size": 4000, "num_attention_heads": 48,
-    "num_key_value_heads": 8, "num_hidden_layers": 32})");
+    "num_key_value_heads": 8, "max_position_embeddings": 4096, "num_hidden_layers": 32})");
   put("cfg_bad_window.json", R"({"hidden_size": 4096, "num_attention_heads": 32,
-    "num_key_value_heads": 8, "num_hidden_layers": 32, "sliding_window": -5})");
+    "num_key_value_heads": 8, "max_position_embeddings": 4096, "num_hidden_layers": 32, "sliding_window": -5})");
   put("cfg_layer_types_len.json", R"({"hidden_size": 4096, "num_attention_heads": 32,
-    "num_key_value_heads": 8, "num_hidden_layers": 4, "sliding_window": 128,
+    "num_key_value_heads": 8, "max_position_embeddings": 4096, "num_hidden_layers": 4, "sliding_window": 128,
     "layer_types": ["sliding_attention", "full_attention"]})");
   put("cfg_layer_types_bad.json", R"({"hidden_size": 4096, "num_attention_heads": 32,
-    "num_key_value_heads": 8, "num_hidden_layers": 2, "sliding_window": 128,
+    "num_key_value_heads": 8, "max_position_embeddings": 4096, "num_hidden_layers": 2, "sliding_window": 128,
     "layer_types": ["sliding_attention", "sideways_attention"]})");
   put("cfg_text_config_bad.json", R"({"model_type": "gemma3", "text_config": [1]})");
   put("cfg_mla_bad.json", R"({"model_type": "deepseek_v3", "hidden_size": 7168,
-    "num_attention_heads": 128, "num_key_value_heads": 128, "num_hidden_layers": 61,
+    "num_attention_heads": 128, "num_key_value_heads": 128, "max_position_embeddings": 4096, "num_hidden_layers": 61,
     "kv_lora_rank": -512, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128, "v_head_dim": 128})");
   put("cfg_deep.json", std::string(100000, '[') + std::string(100000, ']'));
   put("cfg_unreadable.json", fault::read_bytes(d / "cfg_ok.json"));
