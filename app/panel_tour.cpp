@@ -218,7 +218,9 @@ void body_naive(App& app) {
       "Naive MLA rebuilds every head's K and V from the latent each step: B * S * H * (Dn + Dv) "
       "* Dl multiply-adds, growing with S. Absorbed MLA pays a fixed query/output absorption "
       "per step and then reads the same latent. Both read the same cache bytes, so in decode the "
-      "FLOPs decide; the rebuild only pays off when many query tokens share it (prefill).");
+      "FLOPs decide and absorbed wins. In prefill T queries share one rebuild, and per "
+      "query-key pair naive does H * (Dn + Dr + Dv) multiply-adds against absorbed's "
+      "H * (2 Dl + Dr): there naive is the faster form.");
   const attn::ModelConfig& m = app.model;
   if (m.variant == attn::Variant::kMla) {
     try {
@@ -232,6 +234,15 @@ void body_naive(App& app) {
       value("naive, one layer:", vis::format_flops(n.flops) + ", " + vis::format_bytes(n.total_bytes()),
             nullptr);
       value("naive / absorbed FLOPs:", vis::format_ratio(n.flops / a.flops), nullptr);
+      {  // prefill of T = S queries: rebuild or absorption once per key or query, then pairs
+        const double h = l.q_heads, dl = m.latent_dim, dr = m.rope_dim;
+        const double dn = m.qk_nope_dim, dv = m.value_dim, t = static_cast<double>(app.seq);
+        const double absorbed = t * h * dl * (dn + dv) + t * t * h * (2 * dl + dr);
+        const double naive = t * h * dl * (dn + dv) + t * t * h * (dn + dr + dv);
+        value("prefill of S tokens, naive / absorbed FLOPs:", vis::format_ratio(naive / absorbed),
+              "T = S queries: absorbed T*H*Dl*(Dn+Dv) + T*S*H*(2Dl+Dr); naive "
+              "S*H*Dl*(Dn+Dv) + T*S*H*(Dn+Dr+Dv) multiply-adds, counting every query-key pair (a causal mask halves both pair terms)");
+      }
       if (const attn::GpuSpec* g = chosen_gpu(app)) {
         const auto pa = attn::project(a, *g, app.kv_dtype);
         const auto pn = attn::project(n, *g, app.kv_dtype);
@@ -323,6 +334,21 @@ void body_measured(App& app) {
       "roof here) and with the datasheet roof; the MI355X column is the roofline projection of "
       "the same case on an MI355X, not a measurement. Press Run there (GPU when available), or "
       "pick a recorded result.");
+  {
+    const bool busy = latency_job_running(app);
+    ImGui::BeginDisabled(busy);
+    if (ImGui::Button(app.device.available ? "Try: time the model's layer on the GPU"
+                                           : "Try: time the model's layer on the CPU")) {
+      app.latency.workload = 0;
+      app.latency.device = app.device.available ? 1 : 0;
+      start_latency_job(app);
+      show_panel(app, "latency");
+    }
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::TextDisabled(busy ? "running: see the latency panel" : "B and S of the model panel");
+    if (!app.latency.job_error.empty()) vis::error_text(app.latency.job_error);
+  }
   const LatencyState& st = app.latency;
   const ResultSet* last = nullptr;
   for (const ResultSet& s : st.sets)
@@ -369,12 +395,19 @@ void body_tp(App& app) {
       attn::WhatIf keep;
       keep.kv_heads = 0;
       attn::KvReport r;
-      if (!preset_with(app.base.name.c_str(), v, &m, &keep) ||
-          !kv_of(m, app.seq, app.kv_dtype, app.tp, &r))
+      try {  // the base model (a preset or an imported config.json) under each variant
+        keep.variant = *attn::parse_variant(v);
+        m = attn::apply_what_if(app.base, keep);
+      } catch (const std::exception&) {
         continue;
+      }
+      if (!kv_of(m, app.seq, app.kv_dtype, app.tp, &r)) continue;
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      ImGui::Text("%s (Hkv %d)", v, m.kv_heads);
+      if (m.variant == attn::Variant::kMla)
+        ImGui::Text("%s (one latent, Dl %d + Dr %d)", v, m.latent_dim, m.rope_dim);
+      else
+        ImGui::Text("%s (Hkv %d)", v, m.kv_heads);
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(vis::format_bytes(static_cast<double>(r.per_device_bytes)).c_str());
       ImGui::TableNextColumn();
@@ -439,9 +472,16 @@ void draw_tour_panel(App& app) {
   ImGui::SameLine();
   ImGui::Text("step %d of %d", t.step + 1, kStepCount);
   ImGui::SameLine();
-  if (ImGui::SmallButton("set the panels up again")) t.applied_step = -1;
+  if (ImGui::SmallButton("set the panels up for this step")) {
+    t.applied_step = -1;
+    t.setup_requested = true;
+  }
   t.step = std::clamp(t.step, 0, kStepCount - 1);
   const Step& cur = kSteps[t.step];
+  // The tour's first frame leaves the model as it is (from the command line or the last
+  // session); moving to a step, or the button above, sets the panels up for it.
+  if (t.applied_step == -1 && !t.setup_requested) t.applied_step = t.step;
+  t.setup_requested = false;
   if (t.applied_step != t.step) {
     cur.apply(app);
     show_panel(app, cur.panel);

@@ -58,8 +58,9 @@ void BenchCase::validate() const {
     throw InputError("--scale: expected a finite number > 0 (0 = default), found " +
                      std::to_string(scale));
   if (dtype == attn::DType::kMxfp4)
-    throw InputError("--dtype: mxfp4 is for KV-cache accounting only; bench takes fp32, fp16, "
-                     "bf16 or fp8");
+    throw InputError(
+        "--dtype: mxfp4 is for KV-cache accounting only; bench takes fp32, fp16, "
+        "bf16 or fp8");
   if (variant == attn::Variant::kMla) {
     check_range("--latent-dim", latent_dim, 1, Limits::kMaxHeadDim, "Dl");
     check_range("--rope-dim", rope_dim, 0, Limits::kMaxHeadDim, "Dr");
@@ -78,8 +79,8 @@ void BenchCase::validate() const {
     throw InputError("--latent-dim/--rope-dim: only used by mla");
   const std::string v(attn::variant_name(variant));
   if (q_heads % kv_heads != 0)
-    throw InputError("--kv-heads: Hkv = " + std::to_string(kv_heads) + " does not divide Hq = " +
-                     std::to_string(q_heads));
+    throw InputError("--kv-heads: Hkv = " + std::to_string(kv_heads) +
+                     " does not divide Hq = " + std::to_string(q_heads));
   if (variant == attn::Variant::kMha && kv_heads != q_heads)
     throw InputError("--kv-heads: mha needs Hkv = Hq = " + std::to_string(q_heads) + ", found " +
                      std::to_string(kv_heads));
@@ -112,8 +113,8 @@ BenchReport run_bench(const std::vector<BenchCase>& cases, const BenchOptions& o
   if (opt.device == BenchDevice::kGpu) {
     const DeviceInfo info = query_device();
     if (!info.available)
-      throw attn::DeviceError("no GPU: " + (info.reason.empty() ? std::string("none found")
-                                                                 : info.reason));
+      throw attn::DeviceError("no GPU: " +
+                              (info.reason.empty() ? std::string("none found") : info.reason));
     rep.device.kind = "gpu";
     rep.device.name = info.name;
     rep.device.driver = info.driver;

@@ -2,6 +2,8 @@
 // DESIGN.md section 5: check against the float64 truth on the same inputs, warm up, rotate
 // input copies past the last-level cache, time many runs, median with min and max, and GB/s
 // beside a streaming-read probe measured in the same run.
+#include "kernels/bench_cpu.h"
+
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -18,7 +20,6 @@
 
 #include "attention/error.h"
 #include "attention/reference.h"
-#include "kernels/bench_cpu.h"
 #include "kernels/cpu_probe.h"
 
 namespace kern {
@@ -38,9 +39,7 @@ std::uint64_t sysconf_u64(int name) {
   return v > 0 ? static_cast<std::uint64_t>(v) : 0;
 }
 
-std::uint64_t physical_memory() {
-  return sysconf_u64(_SC_PHYS_PAGES) * sysconf_u64(_SC_PAGESIZE);
-}
+std::uint64_t physical_memory() { return sysconf_u64(_SC_PHYS_PAGES) * sysconf_u64(_SC_PAGESIZE); }
 
 std::uint64_t last_level_cache_bytes() {
   std::uint64_t llc = sysconf_u64(_SC_LEVEL3_CACHE_SIZE);
@@ -177,8 +176,8 @@ std::optional<BenchResult> cpu_bench_case(const BenchCase& c0, const BenchOption
   const double rotate = static_cast<double>(std::min<std::uint64_t>(
       std::max<std::uint64_t>(4 * last_level_cache_bytes(), 64ull << 20), 1ull << 30));
   int copies = static_cast<int>(std::ceil(rotate / per_copy));
-  copies = std::max(1, std::min({copies, kMaxCopies,
-                                 static_cast<int>((budget - fixed) / per_copy)}));
+  copies =
+      std::max(1, std::min({copies, kMaxCopies, static_cast<int>((budget - fixed) / per_copy)}));
 
   try {
     // ---- inputs: copy 0 drawn from a fixed seed, the others the same bytes elsewhere ------
@@ -231,8 +230,8 @@ std::optional<BenchResult> cpu_bench_case(const BenchCase& c0, const BenchOption
     {
       std::vector<double> truth(static_cast<std::size_t>(out_n));
       if (mla)
-        attn::decode_mla_absorbed<double>(ms, in[0].q.data(), in[0].k.data(), nullptr,
-                                          truth.data(), threads);
+        attn::decode_mla_absorbed<double>(ms, in[0].q.data(), in[0].k.data(), nullptr, truth.data(),
+                                          threads);
       else
         attn::decode_grouped<double>(gs, in[0].q.data(), in[0].k.data(), in[0].v.data(), nullptr,
                                      truth.data(), threads);

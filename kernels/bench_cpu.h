@@ -17,7 +17,6 @@ double cpu_probe_for_bench(int threads, std::size_t bytes);
 // inputs, warmed up, timed over rotated input copies. Case errors go into BenchResult::error
 // (a case too large for this machine's memory is refused before allocating). nullopt: the
 // cancel flag was raised; the case is dropped.
-std::optional<BenchResult> cpu_bench_case(const BenchCase& c, const BenchOptions& opt,
-                                          int threads);
+std::optional<BenchResult> cpu_bench_case(const BenchCase& c, const BenchOptions& opt, int threads);
 
 }  // namespace kern

@@ -45,9 +45,9 @@ struct Reader {
 
   [[noreturn]] void bad(const std::string& key, const std::string& expected) const {
     const auto it = obj.find(key);
-    throw InputError(where + "." + key + ": expected " + expected + ", found " +
-                     (it == obj.end() ? std::string("nothing (the field is missing)")
-                                      : type_of(*it)));
+    throw InputError(
+        where + "." + key + ": expected " + expected + ", found " +
+        (it == obj.end() ? std::string("nothing (the field is missing)") : type_of(*it)));
   }
   const Json* get(const std::string& key, bool required) const {
     const auto it = obj.find(key);

@@ -16,7 +16,7 @@
 namespace cli_test {
 
 struct Ran {
-  int code = -1;         // exit status; 128 + signal when killed by a signal
+  int code = -1;  // exit status; 128 + signal when killed by a signal
   bool signaled = false;
   std::string out, err;
 };

@@ -4,8 +4,8 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <random>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <set>
 #include <string>
 #include <tuple>
@@ -14,8 +14,8 @@
 #include "kernels/bench.h"
 #include "kernels/gpu.h"
 
-using kern::BenchCase;
 using attn::Variant;
+using kern::BenchCase;
 
 namespace {
 

@@ -69,8 +69,9 @@ std::vector<double> naive_decode(const attn::TensorF& q, const attn::TensorF& k,
       for (std::int64_t j = lo; j < len; ++j) {
         const double p = s[static_cast<std::size_t>(j - lo)] / sum;
         for (int d = 0; d < dv; ++d) {
-          const double vv = mla ? k.data[static_cast<std::size_t>((b * S + j) * D + d)]
-                                : v->data[static_cast<std::size_t>(((b * S + j) * Hkv + g) * D + d)];
+          const double vv =
+              mla ? k.data[static_cast<std::size_t>((b * S + j) * D + d)]
+                  : v->data[static_cast<std::size_t>(((b * S + j) * Hkv + g) * D + d)];
           out[static_cast<std::size_t>((b * Hq + h) * dv + d)] += p * vv;
         }
       }
@@ -123,9 +124,9 @@ TEST_CASE("cli: presets lists every preset, --json is one JSON array", "[cli]") 
   TempDir dir;
   const Ran text = run_attnlab({"presets"}, dir);
   REQUIRE(text.code == 0);
-  for (const char* name : {"llama-2-7b", "llama-3-8b", "llama-3.1-70b", "falcon-7b",
-                           "mistral-7b-v0.1", "gemma-2-9b", "gemma-3-12b", "gpt-oss-20b",
-                           "deepseek-v2-lite", "deepseek-v3"}) {
+  for (const char* name :
+       {"llama-2-7b", "llama-3-8b", "llama-3.1-70b", "falcon-7b", "mistral-7b-v0.1", "gemma-2-9b",
+        "gemma-3-12b", "gpt-oss-20b", "deepseek-v2-lite", "deepseek-v3"}) {
     CAPTURE(name);
     CHECK(text.out.find(name) != std::string::npos);
   }
@@ -162,12 +163,12 @@ TEST_CASE("cli: kv --json has the documented fields and hand-worked totals", "[c
   }
 
   // --tp 2 halves the 8 kv heads per device; --tp 16 keeps ceil(8/16) = 1 head each.
-  const Ran tp2 = run_attnlab({"kv", "--preset", "llama-3-8b", "--seq", "8192", "--tp", "2",
-                               "--json", "-"}, dir);
+  const Ran tp2 = run_attnlab(
+      {"kv", "--preset", "llama-3-8b", "--seq", "8192", "--tp", "2", "--json", "-"}, dir);
   REQUIRE(tp2.code == 0);
   CHECK(Json::parse(tp2.out).at("per_device_bytes").get<std::uint64_t>() == total / 2);
-  const Ran tp16 = run_attnlab({"kv", "--preset", "llama-3-8b", "--seq", "8192", "--tp", "16",
-                                "--json"}, dir);
+  const Ran tp16 =
+      run_attnlab({"kv", "--preset", "llama-3-8b", "--seq", "8192", "--tp", "16", "--json"}, dir);
   REQUIRE(tp16.code == 0);
   CHECK(Json::parse(tp16.out).at("per_device_bytes").get<std::uint64_t>() == total / 8);
 
@@ -179,7 +180,8 @@ TEST_CASE("cli: kv --json has the documented fields and hand-worked totals", "[c
 
   // Mistral-7B-v0.1 slides every layer over 4096 tokens: at S = 32768 it stores 4096.
   const Ran swa = run_attnlab({"kv", "--preset", "mistral-7b-v0.1", "--seq", "32768", "--batch",
-                               "2", "--dtype", "fp8", "--json"}, dir);
+                               "2", "--dtype", "fp8", "--json"},
+                              dir);
   REQUIRE(swa.code == 0);
   const Json js = Json::parse(swa.out);
   CHECK(js.at("total_bytes").get<std::uint64_t>() == 32ull * 2 * 8 * 128 * 1 * 4096 * 2);
@@ -197,8 +199,8 @@ TEST_CASE("cli: kv reads a Hugging Face config.json", "[cli]") {
   cli_test::spit(dir / "config.json", R"({"model_type": "llama", "hidden_size": 4096,
     "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32,
     "max_position_embeddings": 8192, "vocab_size": 128256, "intermediate_size": 14336})");
-  const Ran r = run_attnlab({"kv", "--config", dir / "config.json", "--seq", "1024", "--dtype",
-                             "mxfp4", "--json"}, dir);
+  const Ran r = run_attnlab(
+      {"kv", "--config", dir / "config.json", "--seq", "1024", "--dtype", "mxfp4", "--json"}, dir);
   INFO(r.err);
   REQUIRE(r.code == 0);
   const Json j = Json::parse(r.out);
@@ -218,14 +220,16 @@ TEST_CASE("cli: run grouped variants equals the float64 definition", "[cli]") {
     int Hq, Hkv, D, window;
     bool lens;
   };
-  const Case cases[] = {{"gqa", 2, 54, 9, 3, 64, 0, false}, {"mha", 1, 97, 3, 3, 16, 0, true},
-                        {"mqa", 3, 1, 63, 1, 8, 0, false},  {"swa", 2, 97, 4, 2, 32, 16, true},
+  const Case cases[] = {{"gqa", 2, 54, 9, 3, 64, 0, false},
+                        {"mha", 1, 97, 3, 3, 16, 0, true},
+                        {"mqa", 3, 1, 63, 1, 8, 0, false},
+                        {"swa", 2, 97, 4, 2, 32, 16, true},
                         {"gqa", 3, 54, 6, 2, 24, 200, true}};
   for (const Case& c : cases) {
     CAPTURE(c.variant, c.B, c.S, c.Hq, c.Hkv, c.D, c.window, c.lens);
     GroupedFiles f = write_grouped(dir, c.B, c.S, c.Hq, c.Hkv, c.D, rng);
-    std::vector<std::string> args = {"run", "--variant", c.variant, "--q", f.q, "--k", f.k,
-                                     "--v", f.v, "--out", dir / "o.npy"};
+    std::vector<std::string> args = {"run", "--variant", c.variant, "--q",   f.q,          "--k",
+                                     f.k,   "--v",       f.v,       "--out", dir / "o.npy"};
     std::vector<std::int64_t> lens;
     if (c.lens) {
       std::uniform_int_distribution<std::int64_t> u(0, c.S);
@@ -245,8 +249,9 @@ TEST_CASE("cli: run grouped variants equals the float64 definition", "[cli]") {
 
   // --scale overrides the default.
   GroupedFiles f = write_grouped(dir, 1, 20, 4, 2, 8, rng);
-  const Ran r = run_attnlab({"run", "--variant", "gqa", "--q", f.q, "--k", f.k, "--v", f.v,
-                             "--out", dir / "o.npy", "--scale", "0.75"}, dir);
+  const Ran r = run_attnlab({"run", "--variant", "gqa", "--q", f.q, "--k", f.k, "--v", f.v, "--out",
+                             dir / "o.npy", "--scale", "0.75"},
+                            dir);
   REQUIRE(r.code == 0);
   CHECK(max_diff(attn::read_npy_float(dir / "o.npy"),
                  naive_decode(f.tq, f.tk, &f.tv, 8, 0, {}, 0.75)) < 1e-5);
@@ -265,9 +270,10 @@ TEST_CASE("cli: run mla equals the float64 definition, --dtype rounds the inputs
   attn::write_npy(dir / "kv.npy", kv);
   const std::vector<std::int64_t> lens = {54, 0, 17};
   write_lens(dir / "lens.npy", lens);
-  const Ran r = run_attnlab({"run", "--variant", "mla", "--q", dir / "q.npy", "--kv",
-                             dir / "kv.npy", "--latent-dim", std::to_string(Dl), "--lens",
-                             dir / "lens.npy", "--out", dir / "o.npy"}, dir);
+  const Ran r = run_attnlab(
+      {"run", "--variant", "mla", "--q", dir / "q.npy", "--kv", dir / "kv.npy", "--latent-dim",
+       std::to_string(Dl), "--lens", dir / "lens.npy", "--out", dir / "o.npy"},
+      dir);
   INFO(r.err);
   REQUIRE(r.code == 0);
   const attn::TensorF out = attn::read_npy_float(dir / "o.npy");
@@ -278,9 +284,10 @@ TEST_CASE("cli: run mla equals the float64 definition, --dtype rounds the inputs
   attn::TensorF qb = q, kvb = kv;
   for (float& x : qb.data) x = attn::round_to_bf16(x);
   for (float& x : kvb.data) x = attn::round_to_bf16(x);
-  const Ran rb = run_attnlab({"run", "--variant", "mla", "--q", dir / "q.npy", "--kv",
-                              dir / "kv.npy", "--latent-dim", std::to_string(Dl), "--dtype",
-                              "bf16", "--out", dir / "ob.npy"}, dir);
+  const Ran rb =
+      run_attnlab({"run", "--variant", "mla", "--q", dir / "q.npy", "--kv", dir / "kv.npy",
+                   "--latent-dim", std::to_string(Dl), "--dtype", "bf16", "--out", dir / "ob.npy"},
+                  dir);
   REQUIRE(rb.code == 0);
   const attn::TensorF ob = attn::read_npy_float(dir / "ob.npy");
   CHECK(max_diff(ob, naive_decode(qb, kvb, nullptr, Dl, 0, {}, 1.0 / std::sqrt(Dl + Dr))) < 1e-5);
@@ -289,9 +296,10 @@ TEST_CASE("cli: run mla equals the float64 definition, --dtype rounds the inputs
 
 TEST_CASE("cli: bench runs a checked CPU case and prints the documented JSON", "[cli]") {
   TempDir dir;
-  const Ran r = run_attnlab({"bench", "--variant", "gqa", "--batch", "2", "--seq", "300",
-                             "--q-heads", "8", "--kv-heads", "2", "--head-dim", "64",
-                             "--min-runs", "3", "--min-seconds", "0.01", "--json", "-"}, dir);
+  const Ran r = run_attnlab(
+      {"bench", "--variant", "gqa", "--batch", "2", "--seq", "300", "--q-heads", "8", "--kv-heads",
+       "2", "--head-dim", "64", "--min-runs", "3", "--min-seconds", "0.01", "--json", "-"},
+      dir);
   INFO(r.err);
   REQUIRE(r.code == 0);
   const Json j = Json::parse(r.out);
@@ -318,8 +326,8 @@ TEST_CASE("cli: bench runs a checked CPU case and prints the documented JSON", "
   // --json FILE writes the file and prints the table instead.
   const Ran f = run_attnlab({"bench", "--variant", "mla", "--batch", "1", "--seq", "64",
                              "--q-heads", "4", "--latent-dim", "32", "--rope-dim", "8",
-                             "--min-runs", "2", "--min-seconds", "0.01", "--json",
-                             dir / "r.json"}, dir);
+                             "--min-runs", "2", "--min-seconds", "0.01", "--json", dir / "r.json"},
+                            dir);
   INFO(f.err);
   REQUIRE(f.code == 0);
   CHECK(f.out.find("mla") != std::string::npos);
@@ -349,9 +357,9 @@ TEST_CASE("cli: --help lists subcommands and limits, --version, explorer flags",
   std::vector<char*> argv0 = {a0[0].data()};
   const app::CliOutcome none = app::run_cli(1, argv0.data());
   CHECK(none.open_explorer);
-  std::vector<std::string> a = {"attnlab", "--screenshot", dir / "shot.png", "--preset",
-                                "deepseek-v3", "--variant", "mha", "--panel", "kv-cache",
-                                "--size", "800x600", "--frames", "5"};
+  std::vector<std::string> a = {
+      "attnlab", "--screenshot", dir / "shot.png", "--preset", "deepseek-v3", "--variant", "mha",
+      "--panel", "kv-cache",     "--size",         "800x600",  "--frames",    "5"};
   std::vector<char*> argv;
   for (auto& s : a) argv.push_back(s.data());
   const app::CliOutcome o = app::run_cli(static_cast<int>(argv.size()), argv.data());
@@ -372,8 +380,8 @@ TEST_CASE("cli: every class of bad input exits 2 with one error line", "[cli]") 
   std::mt19937 rng(seed);
   TempDir dir;
   GroupedFiles f = write_grouped(dir, 2, 54, 8, 2, 16, rng);
-  const std::vector<std::string> ok = {"run", "--variant", "gqa", "--q", f.q, "--k", f.k,
-                                       "--v", f.v, "--out", dir / "o.npy"};
+  const std::vector<std::string> ok = {"run", "--variant", "gqa", "--q",   f.q,          "--k",
+                                       f.k,   "--v",       f.v,   "--out", dir / "o.npy"};
   auto with = [&](std::vector<std::string> extra) {
     std::vector<std::string> a = ok;
     a.insert(a.end(), extra.begin(), extra.end());
@@ -482,8 +490,8 @@ TEST_CASE("cli: every class of bad input exits 2 with one error line", "[cli]") 
   }
   SECTION("outputs that cannot be written") {
     expect_bad_input(replaced("--out", dir / "no-such-folder/o.npy"), dir, "o.npy");
-    expect_bad_input({"kv", "--preset", "llama-3-8b", "--json", dir / "no-such-folder/x.json"},
-                     dir, "x.json");
+    expect_bad_input({"kv", "--preset", "llama-3-8b", "--json", dir / "no-such-folder/x.json"}, dir,
+                     "x.json");
   }
 }
 
@@ -496,14 +504,15 @@ TEST_CASE("cli: a failed run leaves an existing output file untouched", "[cli]")
   const std::string precious = "precious bytes that must survive";
   cli_test::spit(dir / "o.npy", precious);
   attn::write_npy(dir / "kbad.npy", random_tensor({1, 10, 2, 7}, rng));
-  const Ran r = run_attnlab({"run", "--variant", "gqa", "--q", f.q, "--k", dir / "kbad.npy",
-                             "--v", f.v, "--out", dir / "o.npy"}, dir);
+  const Ran r = run_attnlab({"run", "--variant", "gqa", "--q", f.q, "--k", dir / "kbad.npy", "--v",
+                             f.v, "--out", dir / "o.npy"},
+                            dir);
   CHECK(r.code == 2);
   CHECK(cli_test::slurp(dir / "o.npy") == precious);
 
   cli_test::spit(dir / "r.json", precious);
-  const Ran b = run_attnlab({"bench", "--variant", "gqa", "--seq", "0", "--json", dir / "r.json"},
-                            dir);
+  const Ran b =
+      run_attnlab({"bench", "--variant", "gqa", "--seq", "0", "--json", dir / "r.json"}, dir);
   CHECK(b.code == 2);
   CHECK(cli_test::slurp(dir / "r.json") == precious);
   const Ran k = run_attnlab({"kv", "--preset", "nope", "--json", dir / "r.json"}, dir);
@@ -534,8 +543,9 @@ TEST_CASE("cli: --device gpu without a GPU exits 3", "[cli]") {
   TempDir dir;
   GroupedFiles f = write_grouped(dir, 1, 10, 4, 2, 8, rng);
   cli_test::spit(dir / "o.npy", "keep");
-  const Ran r = run_attnlab({"run", "--variant", "gqa", "--q", f.q, "--k", f.k, "--v", f.v,
-                             "--out", dir / "o.npy", "--device", "gpu"}, dir);
+  const Ran r = run_attnlab({"run", "--variant", "gqa", "--q", f.q, "--k", f.k, "--v", f.v, "--out",
+                             dir / "o.npy", "--device", "gpu"},
+                            dir);
   INFO(r.err);
   CHECK(r.code == 3);
   CHECK(one_error_line(r.err));

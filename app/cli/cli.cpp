@@ -4,12 +4,14 @@
 //   0 success; 2 bad input or usage; 3 the device failed (no GPU, out of memory, kernel error).
 #include "app/cli/cli.h"
 
+#include <sys/stat.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <new>
 #include <string>
-#include <sys/stat.h>
 
 #include "app/cli/cli_internal.h"
 #include "attention/config.h"
@@ -31,8 +33,10 @@ using cli::format;
 std::string one_line(std::string s) {
   for (char& ch : s) {
     const auto u = static_cast<unsigned char>(ch);
-    if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
-    else if (u < 0x20 || u == 0x7f) ch = '?';
+    if (ch == '\n' || ch == '\r' || ch == '\t')
+      ch = ' ';
+    else if (u < 0x20 || u == 0x7f)
+      ch = '?';
   }
   std::string out;
   for (char ch : s) {
@@ -84,11 +88,11 @@ struct ExplorerFlags {
                                      "Open the explorer, render --frames frames, save the window "
                                      "as this PNG and exit (any X display, Xvfb too)")
                          ->type_name("OUT.png");
-    preset_opt = root.add_option("--preset", preset, "Explorer: model preset to show")
-                     ->type_name("NAME");
-    variant_opt = root.add_option("--variant", variant,
-                                  "Explorer: what-if variant (mha, mqa, gqa, swa, mla)")
-                      ->type_name("V");
+    preset_opt =
+        root.add_option("--preset", preset, "Explorer: model preset to show")->type_name("NAME");
+    variant_opt =
+        root.add_option("--variant", variant, "Explorer: what-if variant (mha, mqa, gqa, swa, mla)")
+            ->type_name("V");
     std::string panels;
     for (const auto& p : panel_names()) panels += (panels.empty() ? "" : ", ") + p;
     panel_opt = root.add_option("--panel", panel, "Explorer: panel to focus (" + panels + ")")
@@ -103,7 +107,8 @@ struct ExplorerFlags {
   ExplorerOptions validate() const {
     ExplorerOptions o;
     if (screenshot_opt->count()) {
-      if (screenshot.empty()) throw attn::InputError("--screenshot: expected a file name, found ''");
+      if (screenshot.empty())
+        throw attn::InputError("--screenshot: expected a file name, found ''");
       std::string lower = screenshot;
       std::transform(lower.begin(), lower.end(), lower.begin(),
                      [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -137,8 +142,10 @@ struct ExplorerFlags {
     }
     if (size_opt->count()) {
       const auto x = size.find_first_of("xX");
-      const std::string want = "--size: expected WxH with W from 320 to 16384 and H from 240 to "
-                               "16384 (e.g. 1600x1000), found '" + size + "'";
+      const std::string want =
+          "--size: expected WxH with W from 320 to 16384 and H from 240 to "
+          "16384 (e.g. 1600x1000), found '" +
+          size + "'";
       if (x == std::string::npos) throw attn::InputError(want);
       try {
         o.width = static_cast<int>(cli::parse_int("--size", size.substr(0, x), 320, 16384));
@@ -160,10 +167,9 @@ CliOutcome run_cli_impl(int argc, char** argv) {
       "KV-cache sizes, CPU references, GPU decode kernels and benchmarks.\n"
       "With no arguments it opens the explorer.",
       "attnlab"};
-  root.set_version_flag("--version", std::string("attnlab ") + ATTNLAB_VERSION + " (commit " +
-                                         kern::build_commit() + ", " +
-                                         (kern::gpu_compiled() ? "GPU kernels" : "no GPU kernels") +
-                                         ")");
+  root.set_version_flag(
+      "--version", std::string("attnlab ") + ATTNLAB_VERSION + " (commit " + kern::build_commit() +
+                       ", " + (kern::gpu_compiled() ? "GPU kernels" : "no GPU kernels") + ")");
   root.require_subcommand(0, 1);
   root.footer(limits_text());
 
@@ -196,10 +202,14 @@ CliOutcome run_cli_impl(int argc, char** argv) {
     return outcome;
   }
 
-  if (presets.sub->parsed()) outcome.exit_code = presets.run();
-  else if (kv.sub->parsed()) outcome.exit_code = kv.run();
-  else if (run.sub->parsed()) outcome.exit_code = run.run();
-  else if (bench.sub->parsed()) outcome.exit_code = bench.run();
+  if (presets.sub->parsed())
+    outcome.exit_code = presets.run();
+  else if (kv.sub->parsed())
+    outcome.exit_code = kv.run();
+  else if (run.sub->parsed())
+    outcome.exit_code = run.run();
+  else if (bench.sub->parsed())
+    outcome.exit_code = bench.run();
   else {
     outcome.explorer = explorer.validate();
     outcome.open_explorer = true;
@@ -210,6 +220,8 @@ CliOutcome run_cli_impl(int argc, char** argv) {
 }  // namespace
 
 CliOutcome run_cli(int argc, char** argv) {
+  // A closed pipe on stdout becomes a write error with a message, not a signal.
+  std::signal(SIGPIPE, SIG_IGN);
   CliOutcome outcome;
   try {
     return run_cli_impl(argc, argv);
@@ -218,10 +230,12 @@ CliOutcome run_cli(int argc, char** argv) {
   } catch (const attn::DeviceError& e) {
     outcome.exit_code = fail(e.what(), 3);
   } catch (const std::bad_alloc&) {
-    outcome.exit_code = cli::g_using_gpu
-                            ? fail("out of memory (the device or host could not allocate the "
-                                   "buffers for this input)", 3)
-                            : fail("out of host memory (the input is too large for this machine)", 2);
+    outcome.exit_code =
+        cli::g_using_gpu ? fail(
+                               "out of memory (the device or host could not allocate the "
+                               "buffers for this input)",
+                               3)
+                         : fail("out of host memory (the input is too large for this machine)", 2);
   } catch (const std::exception& e) {
     outcome.exit_code = fail(std::string("unexpected failure: ") + e.what(), 2);
   } catch (...) {

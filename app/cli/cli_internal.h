@@ -68,8 +68,8 @@ struct RunCommand {
 struct BenchCommand {
   CLI::App* sub = nullptr;
   CLI::Option* json_opt = nullptr;
-  std::string variant, batch, seq, q_heads, kv_heads, head_dim, window, latent_dim, rope_dim,
-      scale, device, dtype, suite, json, threads, min_runs, min_seconds;
+  std::string variant, batch, seq, q_heads, kv_heads, head_dim, window, latent_dim, rope_dim, scale,
+      device, dtype, suite, json, threads, min_runs, min_seconds;
   void add(CLI::App& root);
   int run();
 };

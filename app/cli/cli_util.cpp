@@ -47,9 +47,9 @@ std::string format(const char* fmt, ...) {
 
 std::int64_t parse_int(const std::string& flag, const std::string& text, std::int64_t lo,
                        std::int64_t hi) {
-  const std::string want = format("%s: expected an integer from %lld to %lld, found %s",
-                                  flag.c_str(), static_cast<long long>(lo),
-                                  static_cast<long long>(hi), quoted(text).c_str());
+  const std::string want =
+      format("%s: expected an integer from %lld to %lld, found %s", flag.c_str(),
+             static_cast<long long>(lo), static_cast<long long>(hi), quoted(text).c_str());
   std::size_t i = 0;
   bool negative = false;
   if (i < text.size() && (text[i] == '-' || text[i] == '+')) negative = text[i++] == '-';
@@ -64,8 +64,8 @@ std::int64_t parse_int(const std::string& flag, const std::string& text, std::in
     value = value * 10 + digit;
   }
   if (value > static_cast<unsigned long long>(INT64_MAX)) throw attn::InputError(want);
-  const std::int64_t v = negative ? -static_cast<std::int64_t>(value)
-                                  : static_cast<std::int64_t>(value);
+  const std::int64_t v =
+      negative ? -static_cast<std::int64_t>(value) : static_cast<std::int64_t>(value);
   if (v < lo || v > hi) throw attn::InputError(want);
   return v;
 }

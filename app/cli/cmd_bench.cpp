@@ -24,30 +24,28 @@ std::string case_text(const kern::BenchCase& c) {
   if (c.variant == attn::Variant::kMla)
     return format("mla B%lld S%lld H%d Dl%d Dr%d", static_cast<long long>(c.batch),
                   static_cast<long long>(c.seq), c.q_heads, c.latent_dim, c.rope_dim);
-  std::string s = format("%s B%lld S%lld Hq%d Hkv%d D%d",
-                         std::string(attn::variant_name(c.variant)).c_str(),
-                         static_cast<long long>(c.batch), static_cast<long long>(c.seq),
-                         c.q_heads, c.kv_heads, c.head_dim);
+  std::string s =
+      format("%s B%lld S%lld Hq%d Hkv%d D%d", std::string(attn::variant_name(c.variant)).c_str(),
+             static_cast<long long>(c.batch), static_cast<long long>(c.seq), c.q_heads, c.kv_heads,
+             c.head_dim);
   if (c.window > 0) s += format(" W%d", c.window);
   return s;
 }
 
 bool same_shape(const kern::BenchCase& a, const kern::BenchCase& b) {
-  return a.variant == b.variant && a.batch == b.batch && a.seq == b.seq &&
-         a.q_heads == b.q_heads && a.kv_heads == b.kv_heads && a.head_dim == b.head_dim &&
-         a.window == b.window && a.latent_dim == b.latent_dim && a.rope_dim == b.rope_dim &&
-         a.scale == b.scale && a.dtype == b.dtype;
+  return a.variant == b.variant && a.batch == b.batch && a.seq == b.seq && a.q_heads == b.q_heads &&
+         a.kv_heads == b.kv_heads && a.head_dim == b.head_dim && a.window == b.window &&
+         a.latent_dim == b.latent_dim && a.rope_dim == b.rope_dim && a.scale == b.scale &&
+         a.dtype == b.dtype;
 }
 
 std::string report_table(const kern::BenchReport& rep) {
   const auto& d = rep.device;
-  std::string out = format("%s: %s (%s%s), streaming read %.1f GB/s measured in this run\n",
-                           d.kind.c_str(), d.name.c_str(),
-                           d.kind == "cpu" ? format("%d threads", d.threads).c_str()
-                                           : d.runtime.c_str(),
-                           d.kind == "cpu" ? "" : format(", %d multiprocessors",
-                                                         d.multiprocessors).c_str(),
-                           d.probe_gbps);
+  std::string out = format(
+      "%s: %s (%s%s), streaming read %.1f GB/s measured in this run\n", d.kind.c_str(),
+      d.name.c_str(), d.kind == "cpu" ? format("%d threads", d.threads).c_str() : d.runtime.c_str(),
+      d.kind == "cpu" ? "" : format(", %d multiprocessors", d.multiprocessors).c_str(),
+      d.probe_gbps);
   out += format("%-38s %-5s %10s %10s %10s %6s %8s %6s %9s %9s\n", "case", "dtype", "median us",
                 "min us", "max us", "runs", "GB/s", "probe", "max err", "peer us");
   for (const auto& r : rep.results) {
@@ -59,12 +57,13 @@ std::string report_table(const kern::BenchReport& rep) {
     }
     const double frac = r.probe_gbps > 0 ? 100.0 * r.gbps / r.probe_gbps : 0;
     out += format("%-38s %-5s %10.1f %10.1f %10.1f %6d %8.1f %5.0f%% %9.2e %9s\n", name.c_str(),
-                  dt.c_str(), r.median_us, r.min_us, r.max_us, r.runs, r.gbps, frac,
-                  r.max_abs_err, r.c.peer_us > 0 ? format("%.1f", r.c.peer_us).c_str() : "-");
+                  dt.c_str(), r.median_us, r.min_us, r.max_us, r.runs, r.gbps, frac, r.max_abs_err,
+                  r.c.peer_us > 0 ? format("%.1f", r.c.peer_us).c_str() : "-");
   }
-  out += format("date %s, commit %s, suite %s; every result was checked against the float64 "
-                "reference before timing",
-                rep.date.c_str(), rep.commit.c_str(), rep.suite.c_str());
+  out += format(
+      "date %s, commit %s, suite %s; every result was checked against the float64 "
+      "reference before timing",
+      rep.date.c_str(), rep.commit.c_str(), rep.suite.c_str());
   return out;
 }
 
@@ -90,8 +89,7 @@ void BenchCommand::add(CLI::App& root) {
   sub->add_option("--scale", scale, "Softmax scale (default 1/sqrt(D), mla 1/sqrt(Dl+Dr))")
       ->type_name("X");
   sub->add_option("--device", device, "cpu (default) or gpu")->type_name("cpu|gpu");
-  sub->add_option("--dtype", dtype, "gpu: bf16 (default), fp16, fp8; cpu: fp32")
-      ->type_name("DT");
+  sub->add_option("--dtype", dtype, "gpu: bf16 (default), fp16, fp8; cpu: fp32")->type_name("DT");
   sub->add_option("--suite", suite, "peers, amd-mixed-mla or sweep")->type_name("NAME");
   json_opt = sub->add_option("--json", json,
                              "Print the report as JSON on stdout and nothing else there, or "
@@ -116,7 +114,8 @@ int BenchCommand::run() {
     if (gpu && dt == attn::DType::kFp32)
       throw InputError("--dtype fp32: the GPU kernels take bf16, fp16 or fp8 (--device gpu)");
     if (!gpu && dt != attn::DType::kFp32)
-      throw InputError("--dtype " + dtype + ": the CPU benchmark runs the float32 reference; "
+      throw InputError("--dtype " + dtype +
+                       ": the CPU benchmark runs the float32 reference; "
                        "bf16, fp16 and fp8 need --device gpu");
   }
   std::optional<attn::Variant> var;
@@ -134,7 +133,8 @@ int BenchCommand::run() {
     opt.min_runs = static_cast<int>(parse_int("--min-runs", min_runs, 1, 100000));
   if (given("--min-seconds")) {
     opt.min_seconds = parse_positive("--min-seconds", min_seconds);
-    if (opt.min_seconds > 3600) throw InputError("--min-seconds: at most 3600, found " + min_seconds);
+    if (opt.min_seconds > 3600)
+      throw InputError("--min-seconds: at most 3600, found " + min_seconds);
   }
 
   std::vector<kern::BenchCase> cases;
@@ -146,8 +146,10 @@ int BenchCommand::run() {
         throw InputError(std::string(f) + ": not used with --suite (the suite sets the shapes)");
     for (kern::BenchCase c : kern::suite_cases(suite)) {  // throws for an unknown suite
       if (var && c.variant != *var) continue;
-      if (!gpu) c.dtype = attn::DType::kFp32;
-      else if (given("--dtype")) c.dtype = dt;
+      if (!gpu)
+        c.dtype = attn::DType::kFp32;
+      else if (given("--dtype"))
+        c.dtype = dt;
       // The same shape twice (a suite's bf16 and fp8 rows on the CPU) is run once.
       const bool dup = std::any_of(cases.begin(), cases.end(),
                                    [&](const kern::BenchCase& o) { return same_shape(o, c); });
@@ -166,13 +168,15 @@ int BenchCommand::run() {
     if (given("--batch")) c.batch = parse_int("--batch", batch, 1, L::kMaxBatch);
     if (given("--seq")) c.seq = parse_int("--seq", seq, 1, L::kMaxSeq);
     c.q_heads = mla ? 16 : 32;
-    if (given("--q-heads")) c.q_heads = static_cast<int>(parse_int("--q-heads", q_heads, 1, L::kMaxHeads));
-    c.kv_heads = *var == attn::Variant::kMha ? c.q_heads
+    if (given("--q-heads"))
+      c.q_heads = static_cast<int>(parse_int("--q-heads", q_heads, 1, L::kMaxHeads));
+    c.kv_heads = *var == attn::Variant::kMha            ? c.q_heads
                  : (*var == attn::Variant::kMqa || mla) ? 1
                                                         : 8;
     if (given("--kv-heads"))
       c.kv_heads = static_cast<int>(parse_int("--kv-heads", kv_heads, 1, L::kMaxHeads));
-    if (given("--window")) c.window = static_cast<int>(parse_int("--window", window, 1, L::kMaxSeq));
+    if (given("--window"))
+      c.window = static_cast<int>(parse_int("--window", window, 1, L::kMaxSeq));
     if (mla) {
       c.latent_dim = 512;
       c.rope_dim = 64;

@@ -84,12 +84,12 @@ int PresetsCommand::run() {
   std::string out = format("%-18s %-18s %-24s %6s  %-28s %11s\n", "NAME", "MODEL", "ATTENTION",
                            "LAYERS", "LAYER PATTERN", "MAX CONTEXT");
   for (const auto& m : all) {
-    out += format("%-18s %-18s %-24s %6d  %-28s %11lld\n", m.name.c_str(),
-                  m.display_name.c_str(), attention_text(m).c_str(), m.num_layers,
-                  m.pattern_description().c_str(), static_cast<long long>(m.max_seq));
+    out += format("%-18s %-18s %-24s %6d  %-28s %11lld\n", m.name.c_str(), m.display_name.c_str(),
+                  attention_text(m).c_str(), m.num_layers, m.pattern_description().c_str(),
+                  static_cast<long long>(m.max_seq));
   }
-  out += format("%zu presets; 'attnlab kv --preset NAME' gives a model's KV-cache size.",
-                all.size());
+  out +=
+      format("%zu presets; 'attnlab kv --preset NAME' gives a model's KV-cache size.", all.size());
   emit_text("-", out);
   return 0;
 }
@@ -97,8 +97,9 @@ int PresetsCommand::run() {
 // ---- kv ------------------------------------------------------------------------------------
 
 void KvCommand::add(CLI::App& root) {
-  sub = root.add_subcommand("kv", "KV-cache size of a whole model (every layer, batch and "
-                                  "sequence), per device under tensor parallelism");
+  sub = root.add_subcommand("kv",
+                            "KV-cache size of a whole model (every layer, batch and "
+                            "sequence), per device under tensor parallelism");
   sub->add_option("--preset", preset, "Model preset (see 'attnlab presets')")->type_name("NAME");
   sub->add_option("--config", config, "A Hugging Face config.json")->type_name("config.json");
   sub->add_option("--seq", seq, "Cached sequence length S (default: the model's max context)")
@@ -106,8 +107,7 @@ void KvCommand::add(CLI::App& root) {
   sub->add_option("--batch", batch, "Batch B (default 1)")->type_name("B");
   sub->add_option("--dtype", dtype, "Cache dtype: fp32, fp16, bf16 (default), fp8, mxfp4")
       ->type_name("DT");
-  sub->add_option("--tp", tp, "Tensor parallelism over N devices (default: none)")
-      ->type_name("N");
+  sub->add_option("--tp", tp, "Tensor parallelism over N devices (default: none)")->type_name("N");
   add_json_option(sub, json, json_opt);
 }
 
@@ -121,9 +121,8 @@ int KvCommand::run() {
       sub->count("--dtype") ? parse_dtype_flag("--dtype", dtype, true) : attn::DType::kBf16;
   const std::int64_t b =
       sub->count("--batch") ? parse_int("--batch", batch, 1, attn::Limits::kMaxBatch) : 1;
-  const int n_tp = sub->count("--tp")
-                       ? static_cast<int>(parse_int("--tp", tp, 1, attn::Limits::kMaxHeads))
-                       : 1;
+  const int n_tp =
+      sub->count("--tp") ? static_cast<int>(parse_int("--tp", tp, 1, attn::Limits::kMaxHeads)) : 1;
   std::int64_t s = 0;
   if (sub->count("--seq")) s = parse_int("--seq", seq, 1, attn::Limits::kMaxSeq);
 
@@ -167,14 +166,14 @@ int KvCommand::run() {
     return 0;
   }
 
-  std::string out = format("%s (%s): %d layers, %s, %s\n", model.display_name.c_str(),
-                           model.name.c_str(), model.num_layers, attention_text(model).c_str(),
-                           model.pattern_description().c_str());
-  out += format("KV cache at S = %lld, B = %lld, %s: %s (%llu bytes)\n",
-                static_cast<long long>(r.seq), static_cast<long long>(r.batch),
-                std::string(attn::dtype_name(r.dtype)).c_str(),
-                human_bytes(static_cast<double>(r.total_bytes)).c_str(),
-                static_cast<unsigned long long>(r.total_bytes));
+  std::string out =
+      format("%s (%s): %d layers, %s, %s\n", model.display_name.c_str(), model.name.c_str(),
+             model.num_layers, attention_text(model).c_str(), model.pattern_description().c_str());
+  out +=
+      format("KV cache at S = %lld, B = %lld, %s: %s (%llu bytes)\n", static_cast<long long>(r.seq),
+             static_cast<long long>(r.batch), std::string(attn::dtype_name(r.dtype)).c_str(),
+             human_bytes(static_cast<double>(r.total_bytes)).c_str(),
+             static_cast<unsigned long long>(r.total_bytes));
   out += format("per token (one sequence, all layers, before any window): %s (%llu bytes)\n",
                 human_bytes(static_cast<double>(r.bytes_per_token)).c_str(),
                 static_cast<unsigned long long>(r.bytes_per_token));
@@ -204,9 +203,8 @@ int KvCommand::run() {
   if (runs.size() <= 4) {
     for (const auto& run : runs) {
       const auto& l = r.layers[run.first];
-      const std::string range = run.last > run.first
-                                    ? format("layers %zu-%zu", run.first, run.last)
-                                    : format("layer %zu", run.first);
+      const std::string range = run.last > run.first ? format("layers %zu-%zu", run.first, run.last)
+                                                     : format("layer %zu", run.first);
       const std::string kind = std::string(attn::layer_kind_name(l.kind)) +
                                (l.window > 0 ? format(" (W %d)", l.window) : std::string());
       out += format("\n  %s: %s, %s each", range.c_str(), kind.c_str(),

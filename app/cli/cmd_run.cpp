@@ -44,8 +44,8 @@ std::string letters_text(const std::vector<std::string>& letters) {
 
 // Throws "FILE: expected shape [B, S, Hkv, D] = [2, 54, 8, 128] (from WHY), found [..]" when
 // `found` differs from `expected` (entries < 0 are free and take the found value).
-void expect_shape(const std::string& file, const std::vector<std::string>& letters,
-                  Shape expected, const std::string& why, const Shape& found) {
+void expect_shape(const std::string& file, const std::vector<std::string>& letters, Shape expected,
+                  const std::string& why, const Shape& found) {
   bool ok = found.size() == expected.size();
   if (ok) {
     for (std::size_t i = 0; i < expected.size(); ++i) {
@@ -66,9 +66,8 @@ void expect_dims_in_range(const std::string& file, const std::vector<std::string
                           const Shape& shape, const std::vector<std::int64_t>& max) {
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] < 1 || shape[i] > max[i]) {
-      throw InputError(format("%s: %s = %lld is out of range 1..%lld in shape %s %s",
-                              file.c_str(), letters[i].c_str(),
-                              static_cast<long long>(shape[i]),
+      throw InputError(format("%s: %s = %lld is out of range 1..%lld in shape %s %s", file.c_str(),
+                              letters[i].c_str(), static_cast<long long>(shape[i]),
                               static_cast<long long>(max[i]), letters_text(letters).c_str(),
                               attn::shape_string(shape).c_str()));
     }
@@ -108,9 +107,8 @@ void round_to_storage(attn::TensorF& t, attn::DType dt, bool is_cache, const std
   }
 }
 
-std::vector<std::int64_t> load_lens(const std::string& file, std::int64_t batch,
-                                    std::int64_t seq, const std::string& q_file,
-                                    const std::string& seq_file) {
+std::vector<std::int64_t> load_lens(const std::string& file, std::int64_t batch, std::int64_t seq,
+                                    const std::string& q_file, const std::string& seq_file) {
   const attn::NpyArray a = attn::read_npy(file);
   std::vector<std::int64_t> lens = attn::npy_to_int64(a, file);
   expect_shape(file, {"B"}, {batch}, q_file, a.shape);
@@ -145,8 +143,7 @@ void RunCommand::add(CLI::App& root) {
   sub->add_option("--k", k, "Keys (grouped variants)")->type_name("k.npy");
   sub->add_option("--v", v, "Values (grouped variants)")->type_name("v.npy");
   sub->add_option("--kv", kv, "Latent cache (mla)")->type_name("kv.npy");
-  sub->add_option("--latent-dim", latent_dim, "Dl: the value columns of kv (mla)")
-      ->type_name("Dl");
+  sub->add_option("--latent-dim", latent_dim, "Dl: the value columns of kv (mla)")->type_name("Dl");
   sub->add_option("--out", out, "Output file (written atomically)")->type_name("o.npy");
   sub->add_option("--window", window, "Sliding window W >= 1 (needed by swa)")->type_name("W");
   sub->add_option("--lens", lens, "Valid positions per sequence, int32/int64 [B]")
@@ -165,8 +162,7 @@ int RunCommand::run() {
   if (!given("--variant")) throw InputError("run: needs --variant (mha, mqa, gqa, swa or mla)");
   const auto var = attn::parse_variant(variant);
   if (!var)
-    throw InputError("--variant: expected one of mha, mqa, gqa, swa, mla, found '" + variant +
-                     "'");
+    throw InputError("--variant: expected one of mha, mqa, gqa, swa, mla, found '" + variant + "'");
   const bool mla = *var == attn::Variant::kMla;
   const std::string vflag = "--variant " + variant;
 
@@ -184,14 +180,13 @@ int RunCommand::run() {
           : std::vector<const char*>{"--q", "--k", "--v", "--out"};
   for (const char* f : needed)
     if (!given(f)) throw InputError(format("run: %s needs %s", vflag.c_str(), f));
-  const std::vector<const char*> unused =
-      mla ? std::vector<const char*>{"--k", "--v", "--window"}
-          : std::vector<const char*>{"--kv", "--latent-dim"};
+  const std::vector<const char*> unused = mla ? std::vector<const char*>{"--k", "--v", "--window"}
+                                              : std::vector<const char*>{"--kv", "--latent-dim"};
   for (const char* f : unused)
     if (given(f))
-      throw InputError(format("run: %s is not used by %s (%s)", f, vflag.c_str(),
-                              mla ? "mla takes --q, --kv and --latent-dim"
-                                  : "grouped variants take --q, --k and --v"));
+      throw InputError(format(
+          "run: %s is not used by %s (%s)", f, vflag.c_str(),
+          mla ? "mla takes --q, --kv and --latent-dim" : "grouped variants take --q, --k and --v"));
   check_output_target("--out", out);  // before reading or computing anything
   int w = 0;
   if (given("--window"))
@@ -219,17 +214,20 @@ int RunCommand::run() {
     // ---- grouped: k [B, S, Hkv, D], v the same --------------------------------------------
     const std::vector<std::string> kv_letters = {"B", "S", "Hkv", "D"};
     attn::TensorF tk = load_float(k);
-    const std::int64_t hkv_claim =
-        *var == attn::Variant::kMha ? Hq : *var == attn::Variant::kMqa ? 1 : -1;
+    const std::int64_t hkv_claim = *var == attn::Variant::kMha   ? Hq
+                                   : *var == attn::Variant::kMqa ? 1
+                                                                 : -1;
     expect_shape(k, kv_letters, {B, -1, hkv_claim, D}, q + " and " + vflag, tk.shape);
     expect_dims_in_range(k, kv_letters, tk.shape,
-                         {attn::Limits::kMaxBatch, attn::Limits::kMaxSeq,
-                          attn::Limits::kMaxHeads, attn::Limits::kMaxHeadDim});
+                         {attn::Limits::kMaxBatch, attn::Limits::kMaxSeq, attn::Limits::kMaxHeads,
+                          attn::Limits::kMaxHeadDim});
     const std::int64_t S = tk.dim(1), Hkv = tk.dim(2);
     if (Hq % Hkv != 0)
-      throw InputError(format("%s: Hkv = %lld does not divide Hq = %lld of %s (%s needs Hq = G * "
-                              "Hkv)", k.c_str(), static_cast<long long>(Hkv),
-                              static_cast<long long>(Hq), q.c_str(), vflag.c_str()));
+      throw InputError(
+          format("%s: Hkv = %lld does not divide Hq = %lld of %s (%s needs Hq = G * "
+                 "Hkv)",
+                 k.c_str(), static_cast<long long>(Hkv), static_cast<long long>(Hq), q.c_str(),
+                 vflag.c_str()));
     attn::TensorF tv = load_float(v);
     expect_shape(v, kv_letters, {B, S, Hkv, D}, k, tv.shape);
     std::vector<std::int64_t> lv;
@@ -262,8 +260,8 @@ int RunCommand::run() {
                      static_cast<long long>(D), w ? format(", W %d", w).c_str() : "");
   } else {
     // ---- mla: kv [B, S, Dl + Dr] ------------------------------------------------------------
-    const int Dl = static_cast<int>(parse_int(
-        "--latent-dim", latent_dim, 1, D));  // Dl <= Dl + Dr = the width of q
+    const int Dl = static_cast<int>(
+        parse_int("--latent-dim", latent_dim, 1, D));  // Dl <= Dl + Dr = the width of q
     attn::TensorF tkv = load_float(kv);
     const std::vector<std::string> kv_letters = {"B", "S", "Dl+Dr"};
     expect_shape(kv, kv_letters, {B, -1, D}, q + " and " + vflag, tkv.shape);
@@ -291,9 +289,9 @@ int RunCommand::run() {
       attn::decode_mla_absorbed<double>(s, tq.ptr(), tkv.ptr(), lp, od.data(), 0);
       tout = to_float(od, {B, Hq, Dl});
     }
-    summary = format("mla B %lld, S %lld, H %lld, Dl %d, Dr %d", static_cast<long long>(B),
-                     static_cast<long long>(S), static_cast<long long>(Hq), Dl,
-                     static_cast<int>(D) - Dl);
+    summary =
+        format("mla B %lld, S %lld, H %lld, Dl %d, Dr %d", static_cast<long long>(B),
+               static_cast<long long>(S), static_cast<long long>(Hq), Dl, static_cast<int>(D) - Dl);
   }
 
   attn::write_npy(out, tout);
