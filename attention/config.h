@@ -64,6 +64,9 @@ struct ModelConfig {
   std::vector<LayerKind> layers;  // one entry per layer, size num_layers
   std::int64_t max_seq = 0;  // maximum context (max_position_embeddings)
   double scale = 0.0;        // softmax scale; 0 = the variant's default
+  // What the importer assumed or ignored (an HF class default used for a missing field, a
+  // sliding_window switched off by use_sliding_window, ...), one sentence each, for display.
+  std::vector<std::string> notes;
 
   // The shape one layer's decode kernel sees (for MLA the absorbed form).
   LayerShape layer_shape(int layer) const;
