@@ -11,6 +11,8 @@
 //      warm-up, every run is one graph launch between two device events, so a figure is the
 //      device time of one decode step including the gap between its two kernels, without the
 //      host's launch overhead; many runs, median with min and max.
+// The runtime first: attention/softmax_state.h needs __host__/__device__ defined (HIP).
+#include "kernels/hip_compat.h"
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -30,7 +32,6 @@
 #include "kernels/gpu_check.h"
 #include "kernels/gpu_host.h"
 #include "kernels/grouped_launch.h"
-#include "kernels/hip_compat.h"
 #include "kernels/mla_launch.h"
 
 namespace kern {

@@ -18,137 +18,25 @@
 // Shape legend: B batch, S allocated keys, Hq / Hkv heads, G = Hq / Hkv, GS heads per slice
 // (power of two <= 32), D = Dv head dim, N keys per tile, C keys per split (chunk), W window.
 // Storage: bf16 or fp16 q/k/v; fp8 e4m3 k/v (one float32 scale each) with bf16 q.
+// The runtime first: attention/softmax_state.h needs __host__/__device__ defined (HIP).
+#include "kernels/hip_compat.h"
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
+#include <type_traits>
 
 #include "attention/error.h"
 #include "attention/softmax_state.h"
 #include "kernels/gpu_check.h"
+#include "kernels/grouped_device.h"
 #include "kernels/grouped_launch.h"
-#include "kernels/hip_compat.h"
 
 namespace kern {
 namespace {
 
-constexpr int kThreads = 128;      // threads per block (both kernels)
-constexpr int kTileBytes = 16384;  // K + V bytes of one tile (v2)
-constexpr int kGenericKeys = 128;  // keys per tile (v1)
-constexpr int kGenericDvPerThread = 8;  // v1 supports Dv <= 8 * kThreads
-constexpr float kLog2e = 1.4426950408889634f;
-constexpr float kLn2 = 0.6931471805599453f;
-constexpr int kWarp = ATTNLAB_KWARP;
-
-// ---- storage types ----------------------------------------------------------------------
-struct Bf16Kv { using T = std::uint16_t; static constexpr int kVec = 8; };
-struct Fp16Kv { using T = std::uint16_t; static constexpr int kVec = 8; };
-struct Fp8Kv { using T = std::uint8_t; static constexpr int kVec = 16; };
-
-// Exact conversions by bit placement (no vendor fp16/bf16/fp8 headers needed). fp16 and e4m3
-// magnitudes are put into a float's low exponent bits and rescaled by a power of two, which is
-// exact for subnormals too (no flush-to-zero in these builds).
-__device__ __forceinline__ float bf16_lo(unsigned w) { return __uint_as_float(w << 16); }
-__device__ __forceinline__ float bf16_hi(unsigned w) { return __uint_as_float(w & 0xffff0000u); }
-__device__ __forceinline__ float fp16_lo(unsigned w) {
-  return __uint_as_float(((w & 0x7fffu) << 13) | ((w & 0x8000u) << 16)) * 0x1p112f;
-}
-__device__ __forceinline__ float fp16_hi(unsigned w) {
-  return __uint_as_float(((w >> 3) & 0x0fffe000u) | (w & 0x80000000u)) * 0x1p112f;
-}
-__device__ __forceinline__ float e4m3_byte(unsigned b) {  // b in 0..255
-  return __uint_as_float(((b & 0x7fu) << 20) | ((b & 0x80u) << 24)) * 0x1p120f;
-}
-
-__device__ __forceinline__ void unpack(Bf16Kv, const uint4& c, float* f) {
-  const unsigned w[4] = {c.x, c.y, c.z, c.w};
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    f[2 * i] = bf16_lo(w[i]);
-    f[2 * i + 1] = bf16_hi(w[i]);
-  }
-}
-__device__ __forceinline__ void unpack(Fp16Kv, const uint4& c, float* f) {
-  const unsigned w[4] = {c.x, c.y, c.z, c.w};
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    f[2 * i] = fp16_lo(w[i]);
-    f[2 * i + 1] = fp16_hi(w[i]);
-  }
-}
-__device__ __forceinline__ void unpack(Fp8Kv, const uint4& c, float* f) {
-  const unsigned w[4] = {c.x, c.y, c.z, c.w};
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-#pragma unroll
-    for (int j = 0; j < 4; ++j) f[4 * i + j] = e4m3_byte((w[i] >> (8 * j)) & 0xffu);
-  }
-}
-
-// One stored element (v1 and q loads).
-__device__ __forceinline__ float elem(Bf16Kv, std::uint16_t x) { return bf16_lo(x); }
-__device__ __forceinline__ float elem(Fp16Kv, std::uint16_t x) { return fp16_lo(x); }
-__device__ __forceinline__ float elem(Fp8Kv, std::uint8_t x) { return e4m3_byte(x); }
-// Queries: fp16 with fp16 caches, bf16 otherwise.
-__device__ __forceinline__ float q_elem(Bf16Kv, std::uint16_t x) { return bf16_lo(x); }
-__device__ __forceinline__ float q_elem(Fp16Kv, std::uint16_t x) { return fp16_lo(x); }
-__device__ __forceinline__ float q_elem(Fp8Kv, std::uint16_t x) { return bf16_lo(x); }
-
-__device__ __forceinline__ float warp_max(float x) {
-#pragma unroll
-  for (int off = kWarp / 2; off >= 1; off /= 2) x = fmaxf(x, ATTNLAB_SHFL_XOR(x, off, kWarp));
-  return x;
-}
-__device__ __forceinline__ float warp_sum(float x) {
-#pragma unroll
-  for (int off = kWarp / 2; off >= 1; off /= 2) x += ATTNLAB_SHFL_XOR(x, off, kWarp);
-  return x;
-}
-
-struct Params {
-  const void* q;         // [B, Hq, D]
-  const void* k;         // [B, S, Hkv, D]
-  const void* v;         // [B, S, Hkv, Dv]
-  const std::int32_t* lens;  // [B] or nullptr
-  float* out;            // [B, Hq, Dv] (written directly when splits == 1)
-  float* part_acc;       // [splits, B, Hq, Dv] unnormalised partial outputs (splits > 1)
-  float2* part_state;    // [splits, B, Hq] {max (natural-log units), sum}
-  long long seq;         // S
-  long long chunk;       // C, keys per split
-  int batch, hq, hkv, g, d, dv;  // B, Hq, Hkv, G, D, Dv
-  int window;            // W, 0 = full
-  int splits, slices;    // KV splits; head slices per kv head
-  float q_mult;          // scale * k_scale * log2(e), folded into q
-  float v_scale;         // fp8 value scale (1 otherwise)
-};
-
-// Key range [start, end) of block `split` of sequence b.
-__device__ __forceinline__ void key_range(const Params& p, int b, int split, long long* start,
-                                          long long* end) {
-  long long len = p.lens ? static_cast<long long>(p.lens[b]) : p.seq;
-  len = len < 0 ? 0 : (len > p.seq ? p.seq : len);
-  const long long lo = (p.window > 0 && len > p.window) ? len - p.window : 0;
-  *start = lo + static_cast<long long>(split) * p.chunk;
-  const long long e = *start + p.chunk;
-  *end = e < len ? e : len;
-}
-
-// Writes a block's result for query head hq: the normalised output, or the partial.
-__device__ __forceinline__ void write_result(const Params& p, int split, int b, int hq, int d0,
-                                             const float* acc, int n, float mx, float sum,
-                                             bool write_state) {
-  const long long row = static_cast<long long>(b) * p.hq + hq;
-  if (p.splits == 1) {
-    const float inv = sum > 0.0f ? p.v_scale / sum : 0.0f;
-    float* o = p.out + row * p.dv + d0;
-    for (int e = 0; e < n; ++e) o[e] = acc[e] * inv;
-  } else {
-    const long long prow = static_cast<long long>(split) * p.batch * p.hq + row;
-    float* o = p.part_acc + prow * p.dv + d0;
-    for (int e = 0; e < n; ++e) o[e] = acc[e] * p.v_scale;
-    if (write_state) p.part_state[prow] = make_float2(mx, sum);
-  }
-}
+using namespace gdev;
 
 // ---- v2: tiled kernel ---------------------------------------------------------------------
 template <class Kv, int D, int GS>
@@ -562,7 +450,9 @@ void launch_tiled_gs(int gs, const Params& p, dim3 grid, hipStream_t stream) {
 
 template <class Kv>
 void launch_kernels(const GroupedPlan& plan, const Params& p, hipStream_t stream) {
-  if (plan.fast) {
+  if (plan.version == 3) {
+    launch_grouped_mma(p, std::is_same<Kv, Fp16Kv>::value, plan.splits, stream);
+  } else if (plan.fast) {
     const dim3 grid(static_cast<unsigned>(plan.splits),
                     static_cast<unsigned>(p.hkv * plan.slices), static_cast<unsigned>(p.batch));
     switch (p.d) {
@@ -607,16 +497,29 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   check_args(a);
   GroupedPlan plan;
   const int g = a.q_heads / a.kv_heads;
-  plan.fast = tiled_dims(a.head_dim, a.value_dim);
-  plan.slice_heads = plan.fast ? slice_heads_for(g) : 1;
-  plan.slices = plan.fast ? (g + plan.slice_heads - 1) / plan.slice_heads : g;
+  int cap = 3;
+  if (const char* e = std::getenv("ATTNLAB_GROUPED_VERSION")) cap = std::clamp(std::atoi(e), 1, 3);
+  const bool half = a.dt == attn::DType::kBf16 || a.dt == attn::DType::kFp16;
+  if (cap >= 3 && mma_supported(a.head_dim, a.value_dim, half)) plan.version = 3;
+  else if (cap >= 2 && tiled_dims(a.head_dim, a.value_dim)) plan.version = 2;
+  else plan.version = 1;
+  plan.fast = plan.version >= 2;
+  plan.slice_heads = plan.version == 3 ? kMmaSliceHeads : plan.version == 2 ? slice_heads_for(g) : 1;
+  plan.slices = (g + plan.slice_heads - 1) / plan.slice_heads;
   const std::int64_t keys = a.window > 0 ? std::min<std::int64_t>(a.seq, a.window) : a.seq;
-  const std::int64_t tile = plan.fast ? tile_keys(a.dt, a.head_dim) : kGenericKeys;
+  const std::int64_t tile = plan.version == 3 ? kMmaBlockKeys
+                            : plan.version == 2 ? tile_keys(a.dt, a.head_dim)
+                                                : kGenericKeys;
   const std::int64_t min_chunk = std::max<std::int64_t>(128, 2 * tile);
-  const std::int64_t base = a.batch * a.kv_heads * (plan.fast ? plan.slices : g);
-  std::int64_t splits = a.force_splits > 0 ? a.force_splits : 1;
-  if (a.force_splits <= 0) {
-    const std::int64_t target = 4LL * device_multiprocessors();  // one wave at ~4 blocks/SM
+  const std::int64_t base = a.batch * a.kv_heads * plan.slices;
+  int force = a.force_splits;
+  if (force <= 0)
+    if (const char* e = std::getenv("ATTNLAB_GROUPED_SPLITS")) force = std::atoi(e);
+  std::int64_t splits = force > 0 ? force : 1;
+  if (force <= 0) {
+    // v3 keeps ~2 blocks (8 warps) per SM resident, v1/v2 ~4 blocks: one wave of blocks.
+    const std::int64_t per_sm = plan.version == 3 ? 2 : 4;
+    const std::int64_t target = per_sm * device_multiprocessors();
     const std::int64_t max_splits = std::max<std::int64_t>(1, (keys + min_chunk - 1) / min_chunk);
     splits = std::min(max_splits, std::max<std::int64_t>(1, (target + base - 1) / base));
   }

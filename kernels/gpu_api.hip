@@ -1,6 +1,8 @@
 // kernels/gpu.h for GPU builds: the grouped decode host API (upload converted to the storage
 // dtype, run, download) and the storage helpers of kernels/gpu_host.h. gpu_decode_mla lives in
 // mla_api.hip; device discovery in gpu_device.hip.
+// The runtime first: attention/softmax_state.h needs __host__/__device__ defined (HIP).
+#include "kernels/hip_compat.h"
 #include <cmath>
 #include <cstring>
 #include <mutex>
@@ -12,7 +14,6 @@
 #include "kernels/gpu_check.h"
 #include "kernels/gpu_host.h"
 #include "kernels/grouped_launch.h"
-#include "kernels/hip_compat.h"
 
 namespace kern {
 
@@ -165,6 +166,7 @@ void gpu_decode_grouped(const attn::GroupedDecodeShape& s, const float* q, const
   a.lens = lens32.empty() ? nullptr : dlens.as<std::int32_t>();
   a.out = dout.as<float>();
   a.workspace = work.get();
+  HIP_CHECK(hipMemset(dout.get(), 0xff, no * sizeof(float)));  // NaN: unwritten outputs show
   launch_grouped_decode(a);
   HIP_CHECK(hipDeviceSynchronize());
   HIP_CHECK(hipMemcpy(out, dout.get(), no * sizeof(float), hipMemcpyDeviceToHost));

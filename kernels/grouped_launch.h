@@ -25,11 +25,15 @@ struct GroupedDeviceArgs {
   attn::DType dt = attn::DType::kBf16;
   void* stream = nullptr;      // hipStream_t / cudaStream_t, nullptr = default
   int force_splits = 0;        // > 0: use this many KV splits (tuning); 0 = chosen from shape
+                               // (or ATTNLAB_GROUPED_SPLITS from the environment)
 };
 
 // How a launch is laid out (for the bench's notes and the tests).
 struct GroupedPlan {
-  bool fast = false;     // the tiled kernel (D = Dv in {64, 128, 256}); else the generic one
+  int version = 1;       // 3: mma (NVIDIA, bf16/fp16, D = Dv in {64, 128}); 2: tiled
+                         // (D = Dv in {64, 128, 256}); 1: generic. ATTNLAB_GROUPED_VERSION
+                         // (environment, 1-3) caps it, for comparisons.
+  bool fast = false;     // version >= 2
   int slices = 1;        // head slices per kv head (G > 32 is cut into slices of <= 32)
   int slice_heads = 1;   // GS, heads per slice the kernel is compiled for
   int splits = 1;        // KV splits per (b, kv head, slice)

@@ -5,6 +5,8 @@
 //      thread, folded into one word per block so nothing is eliminated; timed with events over
 //      many passes, median reported. Bytes counted: the buffer once per pass (reads only).
 // Shape legend: n16 = number of 16-byte words in the buffer.
+// The runtime first: attention/softmax_state.h needs __host__/__device__ defined (HIP).
+#include "kernels/hip_compat.h"
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -13,7 +15,6 @@
 #include "kernels/bench_gpu.h"
 #include "kernels/gpu.h"
 #include "kernels/gpu_check.h"
-#include "kernels/hip_compat.h"
 
 namespace kern {
 namespace {
