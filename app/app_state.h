@@ -7,8 +7,12 @@
 
 #include "app/attention_view_state.h"
 #include "app/cli/cli.h"
+#include "app/data_flow_state.h"
+#include "app/kv_view_state.h"
 #include "app/latency_state.h"
+#include "app/model_view_state.h"
 #include "app/tour_state.h"
+#include "app/ui_state.h"
 #include "attention/config.h"
 #include "attention/dtype.h"
 #include "kernels/gpu.h"
@@ -26,6 +30,11 @@ struct App {
   bool what_if = false;          // apply what_if_params to base
   attn::WhatIf what_if_params;
   std::string model_error;       // why the last edit / what-if was rejected (shown in place)
+  std::string import_path;       // config.json the base came from (empty for a preset)
+  // SWA what-if only: 0 = every layer slides; N > 0 = N sliding layers, then one full
+  // (Gemma 3's 5:1 is 5). Applied after attn::apply_what_if by refresh_model().
+  int what_if_local_per_global = 0;
+  std::uint64_t model_revision = 0;  // bumped by refresh_model(): panels cache on it
 
   // Shared view settings.
   attn::DType kv_dtype = attn::DType::kBf16;
@@ -46,9 +55,30 @@ struct App {
   kern::DeviceInfo device;            // queried once at start
   std::vector<std::string> messages;  // warnings for the user (bad settings file, failed job)
 
+  double clock_s = 0;        // animation clock: real time, fixed 1/60 s steps in screenshot mode
+  std::int64_t frame = 0;    // frames drawn so far
+
+  UiState ui;                    // explorer.cpp: menus, popups, status line
+  ModelViewState model_view;     // panel_model.cpp
+  KvCacheViewState kv_view;      // panel_kv_cache.cpp
+  DataFlowViewState data_flow;   // panel_data_flow.cpp
   AttentionViewState attention;  // panel_attention.cpp
   LatencyState latency;          // panel_latency.cpp
   TourState tour;                // panel_tour.cpp
 };
+
+// Sets `model` from `base` (applying the what-if when enabled), records a rejected what-if in
+// model_error (then model = base), and bumps model_revision. Never throws.
+void refresh_model(App& app);
+// Loads a preset as the base (what-if settings are kept). False, with model_error set, when the
+// name is unknown.
+bool load_preset(App& app, const std::string& name);
+// Imports a HF config.json as the base. False, with `error` set, when it cannot be read.
+bool import_config(App& app, const std::string& path, std::string* error);
+// Turns the what-if on for variant `name` ("mha", "mqa", "gqa", "swa", "mla") with the current
+// what-if parameters, or off for "" / "model". False for an unknown name.
+bool set_what_if_variant(App& app, const std::string& name);
+// A message for the user: shown in the status bar and kept in `messages`.
+void post_message(App& app, const std::string& text);
 
 }  // namespace app

@@ -248,10 +248,12 @@ ModelConfig apply_what_if(const ModelConfig& model, const WhatIf& w) {
     check_range("window", w.window, 1, Limits::kMaxSeq);
     m.window = w.window;
     all(LayerKind::kSliding);
-  } else {
+  } else if (!(w.keep_windows && model.variant != Variant::kMla && model.num_sliding() > 0)) {
     // mha / mqa / gqa: plain full attention in every layer.
     m.window = 0;
     all(LayerKind::kFull);
+  } else if (m.num_sliding() == m.num_layers) {
+    m.variant = Variant::kSwa;  // every layer still slides: the family's name for that
   }
   m.validate();
   return m;

@@ -80,12 +80,16 @@ struct ModelConfig {
 // (group size = Hq / kv_heads), latent_dim / rope_dim by MLA, window by SWA. Converting MLA to
 // the grouped family uses D = Dv (DeepSeek's 128), which is how "the same model with MHA" is
 // usually counted. Throws InputError when the request does not fit the model.
+// Layers: swa makes every layer sliding with `window`; mla makes every layer full; mha, mqa and
+// gqa make every layer full unless keep_windows is set (then the model's sliding layers keep
+// their window, e.g. Gemma 2 with MQA heads).
 struct WhatIf {
   Variant variant = Variant::kGqa;
-  int kv_heads = 0;     // GQA: 0 = keep the model's
+  int kv_heads = 0;     // GQA / SWA: 0 = keep the model's
   int latent_dim = 512; // MLA
   int rope_dim = 64;    // MLA
   int window = 4096;    // SWA: applied to every layer
+  bool keep_windows = false;  // mha / mqa / gqa: keep the model's sliding layers
 };
 ModelConfig apply_what_if(const ModelConfig& model, const WhatIf& what_if);
 

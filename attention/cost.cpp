@@ -92,4 +92,20 @@ DecodeCost decode_cost(const LayerShape& layer, std::int64_t batch, std::int64_t
   return c;
 }
 
+DecodeCost decode_cost_model(const ModelConfig& model, std::int64_t batch, std::int64_t seq,
+                             DType kv_dt, MlaForm form) {
+  model.validate();
+  DecodeCost sum;
+  const ModelConfig* mla = model.variant == Variant::kMla ? &model : nullptr;
+  for (int i = 0; i < model.num_layers; ++i) {
+    const DecodeCost c = decode_cost(model.layer_shape(i), batch, seq, kv_dt, form, mla);
+    sum.kv_bytes += c.kv_bytes;
+    sum.q_bytes += c.q_bytes;
+    sum.o_bytes += c.o_bytes;
+    sum.weight_bytes += c.weight_bytes;
+    sum.flops += c.flops;
+  }
+  return sum;
+}
+
 }  // namespace attn

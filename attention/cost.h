@@ -28,4 +28,9 @@ struct DecodeCost {
 DecodeCost decode_cost(const LayerShape& layer, std::int64_t batch, std::int64_t seq, DType kv_dt,
                        MlaForm form = MlaForm::kAbsorbed, const ModelConfig* model_mla = nullptr);
 
+// The sum over all layers of a model (each layer with its own window; MLA layers with the
+// model's qk_nope_dim and value_dim, so W_UK / W_UV bytes and the absorption are included).
+DecodeCost decode_cost_model(const ModelConfig& model, std::int64_t batch, std::int64_t seq,
+                             DType kv_dt, MlaForm form = MlaForm::kAbsorbed);
+
 }  // namespace attn

@@ -5,6 +5,7 @@
 // fed exactly what a GPU stores.
 #include "attention/dtype.h"
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -142,28 +143,37 @@ float fp16_bits_to_float(std::uint16_t h) {
 }
 
 std::uint8_t float_to_e4m3_bits(float x) {
-  const std::uint8_t sign = (float_bits(x) >> 31) ? 0x80 : 0x00;
-  if (std::isnan(x)) return static_cast<std::uint8_t>(sign | kE4m3NaN);
-  const float a = std::fabs(x);
-  if (a >= 448.0f) return static_cast<std::uint8_t>(sign | kE4m3MaxCode);  // saturate (inf too)
-  // Positive codes are ordered by value: find the neighbours and round to the nearer, ties to
-  // the even code (whose mantissa is even, also across an exponent boundary).
-  int lo = 0, hi = kE4m3MaxCode;  // invariant: magnitude(lo) <= a < magnitude(hi)
-  while (hi - lo > 1) {
-    const int mid = (lo + hi) / 2;
-    if (e4m3_magnitude(static_cast<std::uint8_t>(mid)) <= a) lo = mid; else hi = mid;
+  const std::uint32_t u = float_bits(x);
+  const std::uint32_t sign = (u >> 31) << 7;
+  const std::uint32_t a = u & 0x7fffffffu;
+  if (a > 0x7f800000u) return static_cast<std::uint8_t>(sign | kE4m3NaN);
+  if (a >= 0x43e00000u) return static_cast<std::uint8_t>(sign | kE4m3MaxCode);  // >= 448, inf
+  const int exp = static_cast<int>(a >> 23) - 127;  // unbiased float exponent
+  if (exp >= -6) {
+    // e4m3 normal: rebias 127 -> 7 and round 23 -> 3 mantissa bits; a carry into the exponent
+    // is the right result, and anything rounding past 448 (only 0x7f, NaN) saturates.
+    const std::uint32_t rebased = a - (std::uint32_t(120) << 23);
+    const std::uint32_t code = shift_right_rne(rebased, 20);
+    return static_cast<std::uint8_t>(sign | (code > kE4m3MaxCode ? kE4m3MaxCode : code));
   }
-  const double d_lo = double(a) - e4m3_magnitude(static_cast<std::uint8_t>(lo));
-  const double d_hi = double(e4m3_magnitude(static_cast<std::uint8_t>(hi))) - double(a);
-  int code = lo;
-  if (d_hi < d_lo || (d_hi == d_lo && (lo & 1))) code = hi;
-  return static_cast<std::uint8_t>(sign | code);
+  if ((a >> 23) == 0) return static_cast<std::uint8_t>(sign);  // far below 2^-10
+  // e4m3 subnormal: k * 2^-9 with k = mantissa * 2^(exp - 23 + 9); k = 8 is 2^-6, code 0x08.
+  const std::uint32_t mant = (a & 0x7fffffu) | 0x800000u;
+  const unsigned shift = static_cast<unsigned>(14 - exp);  // 21 .. 140
+  return static_cast<std::uint8_t>(sign | (shift >= 32 ? 0u : shift_right_rne(mant, shift)));
 }
 
 float e4m3_bits_to_float(std::uint8_t b) {
-  const std::uint8_t mag = b & 0x7f;
-  const float v = mag == kE4m3NaN ? std::numeric_limits<float>::quiet_NaN() : e4m3_magnitude(mag);
-  return std::copysign(v, (b & 0x80) ? -1.0f : 1.0f);
+  static const auto kTable = [] {
+    std::array<float, 256> t{};
+    for (int c = 0; c < 256; ++c) {
+      const auto mag = static_cast<std::uint8_t>(c & 0x7f);
+      const float v = mag == kE4m3NaN ? std::numeric_limits<float>::quiet_NaN() : e4m3_magnitude(mag);
+      t[static_cast<std::size_t>(c)] = std::copysign(v, (c & 0x80) ? -1.0f : 1.0f);
+    }
+    return t;
+  }();
+  return kTable[b];
 }
 
 float round_to_bf16(float x) { return bf16_bits_to_float(float_to_bf16_bits(x)); }

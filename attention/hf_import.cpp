@@ -20,6 +20,10 @@
 //                           global when (i + 1) % N == 0, Gemma 3); model_type gemma2 alternates
 //                           with layer 0 sliding (HF: not bool(layer_idx % 2)); otherwise the
 //                           window applies to every layer (Mistral, Mixtral, Phi-3). null = none.
+//                           layer_types may also hold chunked_attention (Llama 4: a window of
+//                           attention_chunk_size) and layers with no KV cache at all
+//                           (linear_attention, conv, mamba), which are left out with a note.
+//   shared KV               Gemma 3n's num_kv_shared_layers: those last layers store nothing.
 //   nested text_config      multimodal checkpoints (Gemma 3) keep the language model there
 //                           (InternVL's llm_config and language_config likewise).
 //   class defaults          a field missing from a published file takes its HF config class
@@ -91,10 +95,10 @@ std::string describe(const json& v) {
     case json::value_t::boolean: return v.get<bool>() ? "true" : "false";
     case json::value_t::object: return "an object";
     case json::value_t::array: return "an array";
-    case json::value_t::string: {
-      std::string s = v.get<std::string>();
-      if (s.size() > 40) s = s.substr(0, 40) + "...";
-      return "\"" + s + "\"";
+    case json::value_t::string: {  // quoted and escaped, so an error stays on one line
+      std::string s = v.dump(-1, ' ', true, json::error_handler_t::replace);
+      if (s.size() > 48) s = s.substr(0, 44) + "...\"";
+      return s;
     }
     case json::value_t::number_float: {  // the shortest text that reads back the same
       const double d = v.get<double>();
@@ -252,39 +256,84 @@ void read_windows(const Fields& f, const std::string& model_type, ModelConfig& m
     return f.integer_or_default(w_key, 1, Limits::kMaxSeq);
   };
 
-  if (m.variant == Variant::kMla) {
-    if (w_written) m.notes.push_back(f.prefix() + w_key + " ignored: MLA layers attend in full");
-    return;
-  }
-  if (use_sw.has_value() && !*use_sw) {
-    if (w_written) m.notes.push_back(f.prefix() + w_key + " ignored: use_sliding_window is false");
-    return;
-  }
+  const bool sw_off = use_sw.has_value() && !*use_sw;
   if (types) {
+    // One entry per layer. Layers without a KV cache (linear attention, convolution, Mamba:
+    // a fixed-size state) are left out of the model; chunked attention (Llama 4) keeps at most
+    // attention_chunk_size tokens, counted as a window of that size.
     if (!types->is_array())
       f.fail("layer_types", "expected an array of \"full_attention\" / \"sliding_attention\", found " +
                                 describe(*types));
     if (types->size() != n)
       f.fail("layer_types", "expected " + std::to_string(n) + " entries (num_hidden_layers), found " +
                                 std::to_string(types->size()));
+    std::vector<LayerKind> kinds;
+    int stateful = 0, chunked = 0, sliding = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const json& t = (*types)[i];
       const std::string s = t.is_string() ? t.get<std::string>() : std::string();
-      if (s == "sliding_attention") m.layers[i] = LayerKind::kSliding;
-      else if (s != "full_attention")
+      if (s == "full_attention") {
+        kinds.push_back(LayerKind::kFull);
+      } else if (s == "sliding_attention") {
+        kinds.push_back(LayerKind::kSliding);
+        ++sliding;
+      } else if (s == "chunked_attention") {
+        kinds.push_back(LayerKind::kSliding);
+        ++chunked;
+      } else if (s == "linear_attention" || s == "conv" || s == "mamba") {
+        ++stateful;
+      } else {
         f.fail("layer_types[" + std::to_string(i) + "]",
-               "expected \"full_attention\" or \"sliding_attention\", found " + describe(t));
+               "expected \"full_attention\", \"sliding_attention\", \"chunked_attention\" or a "
+               "layer without KV cache (\"linear_attention\", \"conv\", \"mamba\"), found " +
+                   describe(t));
+      }
     }
-    if (m.num_sliding() == 0) return;
-    const auto w = window();
-    if (!w) {
-      if (!w_null) f.fail("sliding_window", "missing, but layer_types marks sliding layers");
-      m.notes.push_back(f.prefix() + "layer_types marks sliding layers but sliding_window is null: "
+    if (kinds.empty())
+      f.fail("layer_types", "no attention layer (every layer keeps a fixed-size state, no KV cache)");
+    if (stateful > 0) {
+      m.notes.push_back(f.prefix() + "layer_types: " + std::to_string(stateful) +
+                        " layers keep a fixed-size state instead of a KV cache and are not "
+                        "counted; the model here has its " +
+                        std::to_string(kinds.size()) + " attention layers");
+      m.num_layers = static_cast<int>(kinds.size());
+    }
+    m.layers = kinds;
+    const auto all_full = [&m](const std::string& why) {
+      m.notes.push_back(why);
+      m.layers.assign(m.layers.size(), LayerKind::kFull);
+    };
+    if (sliding + chunked == 0) return;
+    if (m.variant == Variant::kMla) return all_full(f.prefix() + "layer_types: MLA layers attend in full");
+    std::optional<std::int64_t> w;
+    if (sliding > 0) {
+      if (sw_off) return all_full(f.prefix() + "layer_types' sliding layers attend in full: use_sliding_window is false");
+      w = window();
+      if (!w) {
+        if (!w_null) f.fail("sliding_window", "missing, but layer_types marks sliding layers");
+        return all_full(f.prefix() + "layer_types marks sliding layers but sliding_window is null: "
                         "every layer attends in full");
-      m.layers.assign(n, LayerKind::kFull);
-      return;
+      }
+    }
+    if (chunked > 0) {
+      const auto c = f.integer("attention_chunk_size", 1, Limits::kMaxSeq);
+      if (!c) f.fail("attention_chunk_size", "missing, but layer_types marks chunked layers");
+      if (w && *w != *c)
+        f.fail("attention_chunk_size", "differs from sliding_window (found " + std::to_string(*c) +
+                                           " and " + std::to_string(*w) + "): one window per model");
+      m.notes.push_back(f.prefix() + "layer_types: chunked_attention layers counted as a window of "
+                        "attention_chunk_size " + std::to_string(*c) + " tokens (their cache bound)");
+      w = c;
     }
     m.window = to_int(*w);
+    return;
+  }
+  if (m.variant == Variant::kMla) {
+    if (w_written) m.notes.push_back(f.prefix() + w_key + " ignored: MLA layers attend in full");
+    return;
+  }
+  if (sw_off) {
+    if (w_written) m.notes.push_back(f.prefix() + w_key + " ignored: use_sliding_window is false");
     return;
   }
   const auto w = window();
@@ -384,7 +433,9 @@ ModelConfig import_hf_config_text(const std::string& text, const std::string& or
     m.head_dim = m.qk_nope_dim + m.rope_dim;
     m.kv_heads = m.q_heads;  // the latent is expanded to every head
     m.scale = 1.0 / std::sqrt(static_cast<double>(m.head_dim));
-    if (const json* rs = f.find("rope_scaling"); rs && rs->is_object()) {
+    const json* rs = f.find("rope_scaling");
+    if (!rs) rs = f.find("rope_parameters");  // transformers 5 spelling
+    if (rs && rs->is_object()) {
       // DeepSeek's YaRN also multiplies the softmax scale by mscale^2 (HF DeepseekV3Attention);
       // DESIGN.md fixes the scale at 1/sqrt(qk_nope + qk_rope), so say what is left out.
       const auto fa = rs->find("factor"), ms = rs->find("mscale_all_dim");
@@ -393,7 +444,7 @@ ModelConfig import_hf_config_text(const std::string& text, const std::string& or
         const double mscale = 0.1 * ms->get<double>() * std::log(fa->get<double>()) + 1.0;
         std::ostringstream o;
         o.precision(4);
-        o << prefix << "rope_scaling: YaRN would multiply the softmax scale by mscale^2 = "
+        o << prefix << "rope scaling: YaRN would multiply the softmax scale by mscale^2 = "
           << mscale * mscale << "; the scale used is 1/sqrt(qk_nope_head_dim + qk_rope_head_dim)";
         m.notes.push_back(o.str());
       }
@@ -453,6 +504,25 @@ ModelConfig import_hf_config_text(const std::string& text, const std::string& or
   }
 
   read_windows(f, model_type, m);
+  if (m.num_sliding() > 0 && m.window >= m.max_seq) {
+    // Phi-3.5-mini: sliding_window 262144 over a 131072 context. HF applies it, so the layers
+    // stay sliding; say that it only binds past the model's context.
+    m.notes.push_back(prefix + "sliding_window " + std::to_string(m.window) +
+                      " is not below max_position_embeddings " + std::to_string(m.max_seq) +
+                      ": it binds only for sequences longer than the model's context");
+  }
+  if (const auto shared = f.integer("num_kv_shared_layers", 0, Limits::kMaxLayers); shared && *shared > 0) {
+    // Gemma 3n: the last num_kv_shared_layers layers reuse the caches of earlier layers and
+    // store nothing of their own.
+    if (*shared >= m.num_layers)
+      f.fail("num_kv_shared_layers", "must be less than the number of attention layers (found " +
+                                         std::to_string(*shared) + " of " + std::to_string(m.num_layers) + ")");
+    m.num_layers -= to_int(*shared);
+    m.layers.resize(static_cast<std::size_t>(m.num_layers));
+    if (m.num_sliding() == 0) m.window = 0;
+    m.notes.push_back(prefix + "num_kv_shared_layers: the last " + std::to_string(*shared) +
+                      " layers reuse earlier layers' KV caches and are not counted");
+  }
   if (m.variant != Variant::kMla && m.num_layers > 0 && m.num_sliding() == m.num_layers)
     m.variant = Variant::kSwa;
 
@@ -468,8 +538,10 @@ ModelConfig import_hf_config_file(const std::string& path) {
   std::error_code ec;
   const std::filesystem::path p(path);
   const auto status = std::filesystem::status(p, ec);
-  if (ec || !std::filesystem::exists(status))
-    throw InputError(path + ": cannot read the config: no such file");
+  if (!std::filesystem::exists(status))
+    throw InputError(path + ": cannot read the config: " +
+                     (ec && ec != std::errc::no_such_file_or_directory ? ec.message()
+                                                                        : std::string("no such file")));
   if (!std::filesystem::is_regular_file(status))
     throw InputError(path + ": cannot read the config: not a regular file");
   const auto size = std::filesystem::file_size(p, ec);

@@ -298,6 +298,13 @@ NpyKind parse_descr(const PyValue& d, const std::string& origin) {
 
 std::string shape_text(const std::vector<std::int64_t>& shape) { return shape_string(shape); }
 
+// "17179869184 bytes (16 GiB)"
+std::string bytes_text(std::uint64_t n) {
+  std::string s = std::to_string(n) + " bytes";
+  if (n >= (1u << 30) && n % (1u << 30) == 0) s += " (" + std::to_string(n >> 30) + " GiB)";
+  return s;
+}
+
 // Parses and checks the header dict; the data must be exactly file_size - data_offset bytes.
 Header parse_header_dict(const std::string& text, const Preamble& pre, std::uint64_t file_size,
                          std::int64_t max_bytes, const std::string& origin) {
@@ -374,8 +381,8 @@ Header parse_header_dict(const std::string& text, const Preamble& pre, std::uint
     }
   }
   if (over || bytes > limit)
-    throw InputError(origin + ": expected at most " + std::to_string(limit) +
-                     " bytes of data (the tensor size limit), found a shape " +
+    throw InputError(origin + ": expected at most " + bytes_text(limit) +
+                     " of data (the tensor size limit), found a shape " +
                      shape_text(h.shape) + " of " + kind_descr(h.kind) + " that needs more");
   h.data_bytes = bytes;
   h.data_offset = pre.header_start + pre.header_len;
@@ -442,8 +449,9 @@ NpyArray read_npy(const std::string& path) {
   const auto file_size = static_cast<std::uint64_t>(st.st_size);
   const std::uint64_t max_file = std::uint64_t(Limits::kMaxTensorBytes) + 12 + kMaxHeaderBytes;
   if (file_size > max_file)
-    throw InputError(path + ": expected at most " + std::to_string(Limits::kMaxTensorBytes) +
-                     " bytes of data (the tensor size limit), found a file of " +
+    throw InputError(path + ": expected at most " +
+                     bytes_text(static_cast<std::uint64_t>(Limits::kMaxTensorBytes)) +
+                     " of data (the tensor size limit), found a file of " +
                      std::to_string(file_size) + " bytes");
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw InputError(path + ": cannot open: " + errno_text());

@@ -56,6 +56,7 @@ namespace attn {
 namespace {
 
 constexpr int kBlock = 64;                  // positions per softmax block
+constexpr int kHeadTile = 8;                // query heads sharing one pass over value rows
 constexpr std::int64_t kMinChunk = 512;     // positions: never split finer than this
 constexpr std::int64_t kTargetItems = 256;  // split positions until there are about this many
 constexpr int kMaxChunks = 64;
@@ -108,8 +109,8 @@ struct Simd<float> {
     return v;
   }
   static ATTN_ALWAYS_INLINE V load_kv(const float* p) { return load(p); }
-  static ATTN_ALWAYS_INLINE void store(float* p, V v) { std::memcpy(p, &v, sizeof v); }
-  static ATTN_ALWAYS_INLINE float hsum(V v) {
+  static ATTN_ALWAYS_INLINE void store(float* p, const V& v) { std::memcpy(p, &v, sizeof v); }
+  static ATTN_ALWAYS_INLINE float hsum(const V& v) {
     VecF8 lo, hi;
     std::memcpy(&lo, &v, 32);
     std::memcpy(&hi, reinterpret_cast<const char*>(&v) + 32, 32);
@@ -135,8 +136,8 @@ struct Simd<double> {
     std::memcpy(&f, p, sizeof f);
     return __builtin_convertvector(f, VecD);
   }
-  static ATTN_ALWAYS_INLINE void store(double* p, V v) { std::memcpy(p, &v, sizeof v); }
-  static ATTN_ALWAYS_INLINE double hsum(V v) {
+  static ATTN_ALWAYS_INLINE void store(double* p, const V& v) { std::memcpy(p, &v, sizeof v); }
+  static ATTN_ALWAYS_INLINE double hsum(const V& v) {
     VecD4 lo, hi;
     std::memcpy(&lo, &v, 32);
     std::memcpy(&hi, reinterpret_cast<const char*>(&v) + 32, 32);
@@ -186,58 +187,97 @@ struct Simd {
 };
 #endif
 
-// out[n * out_stride] = q[n] . k for N heads (q rows [N, D]): one pass over the key row, N
-// vector accumulators (no reassociation, so no -ffast-math needed).
-template <class Acc, int N>
-ATTN_ALWAYS_INLINE void dot_heads(const Acc* q, int D, const float* k, Acc* out,
+// out[r][n * out_stride] = q[n] . k_r for N heads (q rows [N, D]) and R key rows: one pass
+// over the rows, N x R vector accumulators (no reassociation, so no -ffast-math needed). Two
+// rows at a time halve the query loads per multiply-add.
+template <class Acc, int N, int R>
+ATTN_ALWAYS_INLINE void dot_heads(const Acc* q, int D, const float* const* k, Acc* const* out,
                                   int out_stride) {
   using S = Simd<Acc>;
   constexpr int L = S::kLanes;
-  typename S::V a[N] = {};
+  typename S::V a[R][N] = {};
   int d = 0;
   for (; d + L <= D; d += L) {
-    const typename S::V kv = S::load_kv(k + d);
-    for (int n = 0; n < N; ++n) a[n] += S::load(q + n * D + d) * kv;
+    typename S::V kv[R];
+    for (int r = 0; r < R; ++r) kv[r] = S::load_kv(k[r] + d);
+    for (int n = 0; n < N; ++n) {
+      const typename S::V qv = S::load(q + n * D + d);
+      for (int r = 0; r < R; ++r) a[r][n] += qv * kv[r];
+    }
   }
-  for (int n = 0; n < N; ++n) {
-    Acc s = S::hsum(a[n]);
-    for (int dd = d; dd < D; ++dd) s += q[n * D + dd] * static_cast<Acc>(k[dd]);
-    out[n * out_stride] = s;
+  for (int r = 0; r < R; ++r)
+    for (int n = 0; n < N; ++n) {
+      Acc s = S::hsum(a[r][n]);
+      for (int dd = d; dd < D; ++dd) s += q[n * D + dd] * static_cast<Acc>(k[r][dd]);
+      out[r][n * out_stride] = s;
+    }
+}
+
+// Scores of rows k[0..R) for the G heads of one group (q [G, D], out[r] at column j of
+// scores [G, kBlock]).
+template <class Acc, int R>
+ATTN_ALWAYS_INLINE void group_scores(const Acc* q, int G, int D, const float* const* k,
+                                     Acc* const* out) {
+  int g = 0;
+  for (; g + 4 <= G; g += 4) {
+    Acc* o[R];
+    for (int r = 0; r < R; ++r) o[r] = out[r] + g * kBlock;
+    dot_heads<Acc, 4, R>(q + g * D, D, k, o, kBlock);
+  }
+  for (; g < G; ++g) {
+    Acc* o[R];
+    for (int r = 0; r < R; ++r) o[r] = out[r] + g * kBlock;
+    dot_heads<Acc, 1, R>(q + g * D, D, k, o, kBlock);
   }
 }
 
 // acc[h*G + g, :] += sum_j p[h*G + g, j] * v_j[h] for the nb rows of a block: positions four
-// at a time (one load and store of acc per four rows), every kv head of a position before the
-// next, so memory is read in order.
+// at a time (one load and store of acc per four rows), each chunk of the four value rows loaded
+// once for the G heads of its group, every kv head of a position before the next, so memory is
+// read in order.
 template <class Acc>
 ATTN_ALWAYS_INLINE void accumulate_values(int Hkv, int G, int Dv, int nb, const Acc* p,
                                           const float* const* vrows, std::int64_t v_head,
                                           Acc* acc) {
   using S = Simd<Acc>;
+  using V = typename S::V;
   constexpr int L = S::kLanes;
-  const int Hq = Hkv * G;
   int j = 0;
   for (; j + 4 <= nb; j += 4) {
-    for (int hq = 0; hq < Hq; ++hq) {
-      const std::int64_t off = (hq / G) * v_head;
+    for (int h = 0; h < Hkv; ++h) {
+      const std::int64_t off = h * v_head;
       const float* v0 = vrows[j] + off;
       const float* v1 = vrows[j + 1] + off;
       const float* v2 = vrows[j + 2] + off;
       const float* v3 = vrows[j + 3] + off;
-      const Acc w0 = p[hq * kBlock + j], w1 = p[hq * kBlock + j + 1];
-      const Acc w2 = p[hq * kBlock + j + 2], w3 = p[hq * kBlock + j + 3];
-      Acc* a = acc + static_cast<std::int64_t>(hq) * Dv;
-      int x = 0;
-      for (; x + L <= Dv; x += L)
-        S::store(a + x, S::load(a + x) + ((w0 * S::load_kv(v0 + x) + w1 * S::load_kv(v1 + x)) +
-                                          (w2 * S::load_kv(v2 + x) + w3 * S::load_kv(v3 + x))));
-      for (; x < Dv; ++x)
-        a[x] += (w0 * static_cast<Acc>(v0[x]) + w1 * static_cast<Acc>(v1[x])) +
-                (w2 * static_cast<Acc>(v2[x]) + w3 * static_cast<Acc>(v3[x]));
+      const Acc* ph = p + static_cast<std::int64_t>(h) * G * kBlock + j;
+      Acc* ah = acc + static_cast<std::int64_t>(h) * G * Dv;
+      // Heads in tiles of kHeadTile so that the accumulator rows in use stay in L1 (MLA has
+      // G = 128 rows of 512).
+      for (int g0 = 0; g0 < G; g0 += kHeadTile) {
+        const int g1 = std::min(G, g0 + kHeadTile);
+        int x = 0;
+        for (; x + L <= Dv; x += L) {
+          const V a0 = S::load_kv(v0 + x), a1 = S::load_kv(v1 + x);
+          const V a2 = S::load_kv(v2 + x), a3 = S::load_kv(v3 + x);
+          for (int g = g0; g < g1; ++g) {
+            const Acc* w = ph + g * kBlock;
+            Acc* a = ah + static_cast<std::int64_t>(g) * Dv + x;
+            S::store(a, S::load(a) + ((w[0] * a0 + w[1] * a1) + (w[2] * a2 + w[3] * a3)));
+          }
+        }
+        for (; x < Dv; ++x)
+          for (int g = g0; g < g1; ++g) {
+            const Acc* w = ph + g * kBlock;
+            ah[static_cast<std::int64_t>(g) * Dv + x] +=
+                (w[0] * static_cast<Acc>(v0[x]) + w[1] * static_cast<Acc>(v1[x])) +
+                (w[2] * static_cast<Acc>(v2[x]) + w[3] * static_cast<Acc>(v3[x]));
+          }
+      }
     }
   }
   for (; j < nb; ++j) {
-    for (int hq = 0; hq < Hq; ++hq) {
+    for (int hq = 0; hq < Hkv * G; ++hq) {
       const float* v0 = vrows[j] + (hq / G) * v_head;
       const Acc w0 = p[hq * kBlock + j];
       Acc* a = acc + static_cast<std::int64_t>(hq) * Dv;
@@ -266,16 +306,22 @@ ATTN_ALWAYS_INLINE void attend_range(const ItemRows& r, std::int64_t t_begin, st
   for (std::int64_t t0 = t_begin; t0 < t_end; t0 += kBlock) {
     const int nb = static_cast<int>(std::min<std::int64_t>(kBlock, t_end - t0));
     // Scores: each key row once for the G heads of its group.
-    for (int j = 0; j < nb; ++j) {
-      const std::int64_t t = t0 + j;
-      sc.vrows[static_cast<std::size_t>(j)] = r.v + t * r.v_pos;
+    for (int j = 0; j < nb; ++j) sc.vrows[static_cast<std::size_t>(j)] = r.v + (t0 + j) * r.v_pos;
+    const int pair_end = nb & ~1;
+    for (int j = 0; j < pair_end; j += 2) {
       for (int h = 0; h < Hkv; ++h) {
-        const float* kr = r.k + t * r.k_pos + h * r.k_head;
-        const Acc* qh = qs + static_cast<std::int64_t>(h) * G * D;
+        const float* kr[2] = {r.k + (t0 + j) * r.k_pos + h * r.k_head,
+                              r.k + (t0 + j + 1) * r.k_pos + h * r.k_head};
         Acc* sh = scores + static_cast<std::int64_t>(h) * G * kBlock + j;
-        int g = 0;
-        for (; g + 4 <= G; g += 4) dot_heads<Acc, 4>(qh + g * D, D, kr, sh + g * kBlock, kBlock);
-        for (; g < G; ++g) dot_heads<Acc, 1>(qh + g * D, D, kr, sh + g * kBlock, kBlock);
+        Acc* o[2] = {sh, sh + 1};
+        group_scores<Acc, 2>(qs + static_cast<std::int64_t>(h) * G * D, G, D, kr, o);
+      }
+    }
+    for (int j = pair_end; j < nb; ++j) {
+      for (int h = 0; h < Hkv; ++h) {
+        const float* kr[1] = {r.k + (t0 + j) * r.k_pos + h * r.k_head};
+        Acc* o[1] = {scores + static_cast<std::int64_t>(h) * G * kBlock + j};
+        group_scores<Acc, 1>(qs + static_cast<std::int64_t>(h) * G * D, G, D, kr, o);
       }
     }
     // Softmax of the block against its own max, merged into each head's running state; the

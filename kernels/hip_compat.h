@@ -47,6 +47,7 @@ using hipDeviceProp_t = cudaDeviceProp;
 #define hipRuntimeGetVersion cudaRuntimeGetVersion
 #define hipMemGetInfo cudaMemGetInfo
 #define hipFuncSetAttribute cudaFuncSetAttribute
+#define hipOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
 
 // memory
 #define hipMalloc cudaMalloc

@@ -22,6 +22,21 @@ struct MlaDeviceArgs {
   void* stream = nullptr;      // hipStream_t / cudaStream_t, nullptr = default
 };
 
+// Kernel variant and split count (internal tuning; the launcher picks one from the shape and
+// the device when none is given). Supported: head_groups 1 with (block_n, stages) (32, 2),
+// (32, 3), (64, 2); head_groups 2 with (32, 2), (64, 2). splits 0 = chosen from the shape.
+struct MlaKernelChoice {
+  int head_groups = 1;  // groups of 16 heads per CTA (sharing each KV tile)
+  int block_n = 32;     // KV positions per shared-memory tile
+  int stages = 2;       // tiles in flight (cp.async pipeline depth)
+  int splits = 0;       // KV splits per sequence (flash-decoding), 0 = auto
+};
+// The choice launch_mla_decode(a) makes for this shape on the current device (splits resolved).
+MlaKernelChoice mla_plan(const MlaDeviceArgs& a);
+MlaKernelChoice mla_plan(const MlaDeviceArgs& a, const MlaKernelChoice& c);  // c with splits resolved
+std::size_t mla_workspace_bytes(const MlaDeviceArgs& a, const MlaKernelChoice& c);
+void launch_mla_decode(const MlaDeviceArgs& a, const MlaKernelChoice& c);
+
 // Workspace the launch needs for this shape on the current device (0 when no split).
 std::size_t mla_workspace_bytes(const MlaDeviceArgs& a);
 // Launches asynchronously on a.stream; throws attn::DeviceError on a launch error or a shape

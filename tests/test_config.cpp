@@ -3,10 +3,14 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdint>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "attention/config.h"
 #include "attention/error.h"
+#include "attention/kv_cache.h"
 
 using namespace attn;
 using Catch::Matchers::Contains;
@@ -253,6 +257,15 @@ TEST_CASE("what-if: GQA takes kv_heads that divide Hq; MQA; SWA slides every lay
   const ModelConfig h = apply_what_if(hybrid, w);
   CHECK(h.num_sliding() == 0);
   CHECK(h.window == 0);
+  // keep_windows: the same hybrid pattern with other heads.
+  w.variant = Variant::kMqa;
+  w.keep_windows = true;
+  const ModelConfig k = apply_what_if(hybrid, w);
+  CHECK(k.kv_heads == 1);
+  CHECK(k.layers == hybrid.layers);
+  CHECK(k.window == 128);
+  CHECK(k.layer_shape(0).variant == Variant::kSwa);
+  CHECK(k.layer_shape(1).variant == Variant::kMqa);
 }
 
 TEST_CASE("what-if: grouped model to MLA uses the requested Dl and Dr", "[config]") {
@@ -272,4 +285,39 @@ TEST_CASE("what-if: grouped model to MLA uses the requested Dl and Dr", "[config
   CHECK(m.value_dim == 128);
   w.latent_dim = 0;
   CHECK_THROWS_WITH(apply_what_if(base, w), Contains("latent_dim"));
+}
+
+TEST_CASE("what-if: on random models, the cache scales with the kv heads asked for",
+          "[config]") {
+  // Property (all layers full after a grouped what-if): KV(gqa with k heads) * Hkv' =
+  // KV(mqa) * k, and MHA = MQA * Hq; SWA with W >= S equals full.
+  const unsigned seed = 1234u;
+  INFO("seed " << seed);
+  std::mt19937 rng(seed);
+  const auto pick = [&rng](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int trial = 0; trial < 100; ++trial) {
+    const int hq = pick(1, 96);
+    std::vector<int> divisors;
+    for (int d = 1; d <= hq; ++d)
+      if (hq % d == 0) divisors.push_back(d);
+    const int hkv = divisors[static_cast<std::size_t>(pick(0, static_cast<int>(divisors.size()) - 1))];
+    ModelConfig m = grouped_model(pick(1, 40), hq, hkv, pick(1, 256));
+    const std::int64_t seq = pick(1, 3000);
+    CAPTURE(trial, hq, hkv, m.head_dim, m.num_layers, seq);
+    WhatIf w;
+    w.variant = Variant::kMqa;
+    const std::uint64_t mqa = kv_cache(apply_what_if(m, w), seq, 1, DType::kBf16).total_bytes;
+    w.variant = Variant::kMha;
+    const std::uint64_t mha = kv_cache(apply_what_if(m, w), seq, 1, DType::kBf16).total_bytes;
+    REQUIRE(mha == mqa * static_cast<std::uint64_t>(hq));
+    w.variant = Variant::kGqa;
+    w.kv_heads = divisors[static_cast<std::size_t>(pick(0, static_cast<int>(divisors.size()) - 1))];
+    const std::uint64_t gqa = kv_cache(apply_what_if(m, w), seq, 1, DType::kBf16).total_bytes;
+    REQUIRE(gqa == mqa * static_cast<std::uint64_t>(w.kv_heads));
+    w.variant = Variant::kSwa;
+    w.kv_heads = 0;
+    w.window = static_cast<int>(seq) + pick(0, 100);
+    const std::uint64_t swa = kv_cache(apply_what_if(m, w), seq, 1, DType::kBf16).total_bytes;
+    REQUIRE(swa == mqa * static_cast<std::uint64_t>(hkv));
+  }
 }

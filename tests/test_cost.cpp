@@ -110,3 +110,26 @@ TEST_CASE("cost: bad batch, sequence or shape is an input error", "[cost]") {
   CHECK_THROWS_AS(decode_cost(gqa(32, 8, 128), 1, Limits::kMaxSeq + 1, DType::kBf16), InputError);
   CHECK_THROWS_AS(decode_cost(gqa(32, 5, 128), 1, 10, DType::kBf16), InputError);
 }
+
+TEST_CASE("cost: a whole model sums its layers, each with its own window", "[cost]") {
+  ModelConfig m;
+  m.variant = Variant::kGqa;
+  m.num_layers = 4;
+  m.q_heads = 8;
+  m.kv_heads = 2;
+  m.head_dim = m.value_dim = 64;
+  m.window = 100;
+  m.max_seq = 4096;
+  m.layers = {LayerKind::kSliding, LayerKind::kFull, LayerKind::kSliding, LayerKind::kFull};
+  const DecodeCost c = decode_cost_model(m, 3, 1000, DType::kBf16);
+  // KV: 3 * (100 + 1000 + 100 + 1000) positions * 2 heads * 128 * 2 B.
+  CHECK(c.kv_bytes == 3.0 * 2200 * 2 * 128 * 2);
+  // FLOPs: 2 * 3 * 8 * positions * 128 summed over layers.
+  CHECK(c.flops == 2.0 * 3 * 8 * 2200 * 128);
+  CHECK(c.q_bytes == 4 * 3.0 * 8 * 64 * 2);
+  const ModelConfig ds = deepseek_v3_attention();
+  const DecodeCost a = decode_cost_model(ds, 1, 4096, DType::kBf16, MlaForm::kAbsorbed);
+  const DecodeCost one = decode_cost(ds.layer_shape(0), 1, 4096, DType::kBf16, MlaForm::kAbsorbed, &ds);
+  CHECK(a.flops == Approx(61 * one.flops));
+  CHECK(a.weight_bytes == Approx(61 * one.weight_bytes));
+}

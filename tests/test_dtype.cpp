@@ -220,6 +220,41 @@ TEST_CASE("e4m3fn: all 256 codes round-trip, random values match a brute-force n
   }
 }
 
+TEST_CASE("e4m3fn, fp16, bf16: every midpoint between neighbours ties to even, one ulp off "
+          "goes to the nearer",
+          "[dtype]") {
+  // e4m3: all 126 gaps between positive finite codes.
+  for (std::uint32_t c = 0; c < 0x7e; ++c) {
+    const float lo = e4m3_bits_to_float(static_cast<std::uint8_t>(c));
+    const float hi = e4m3_bits_to_float(static_cast<std::uint8_t>(c + 1));
+    const float mid = (lo + hi) / 2;  // exact: both have few mantissa bits
+    CAPTURE(c);
+    REQUIRE(float_to_e4m3_bits(mid) == ((c & 1u) ? c + 1 : c));
+    REQUIRE(float_to_e4m3_bits(std::nextafter(mid, 0.0f)) == c);
+    REQUIRE(float_to_e4m3_bits(std::nextafter(mid, 1000.0f)) == c + 1);
+    REQUIRE(float_to_e4m3_bits(-mid) == (((c & 1u) ? c + 1 : c) | 0x80u));
+  }
+  // fp16: every gap between positive finite codes (0x0000 .. 0x7bff).
+  for (std::uint32_t c = 0; c < 0x7bff; ++c) {
+    const double lo = fp16_bits_to_float(static_cast<std::uint16_t>(c));
+    const double hi = fp16_bits_to_float(static_cast<std::uint16_t>(c + 1));
+    const float mid = static_cast<float>((lo + hi) / 2);  // exact in float
+    CAPTURE(c);
+    REQUIRE(float_to_fp16_bits(mid) == ((c & 1u) ? c + 1 : c));
+    REQUIRE(float_to_fp16_bits(std::nextafter(mid, 0.0f)) == c);
+    REQUIRE(float_to_fp16_bits(std::nextafter(mid, 1e9f)) == c + 1);
+  }
+  // bf16: every gap below the largest finite code.
+  for (std::uint32_t c = 0; c < 0x7f7f; ++c) {
+    const float lo = bf16_bits_to_float(static_cast<std::uint16_t>(c));
+    const float mid = from_bits(to_bits(lo) + 0x8000u);  // halfway: the next 16 bits = 0x8000
+    CAPTURE(c);
+    REQUIRE(float_to_bf16_bits(mid) == ((c & 1u) ? c + 1 : c));
+    REQUIRE(float_to_bf16_bits(from_bits(to_bits(mid) - 1)) == c);
+    REQUIRE(float_to_bf16_bits(from_bits(to_bits(mid) + 1)) == c + 1);
+  }
+}
+
 TEST_CASE("e4m3 with a per-tensor scale: amax maps to 448, error within half a step",
           "[dtype]") {
   CHECK(e4m3_scale_for(0.0f) == 1.0f);

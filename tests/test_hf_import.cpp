@@ -12,6 +12,10 @@
 #include "attention/config.h"
 #include "attention/error.h"
 #include "attention/hf_import.h"
+#include "attention/kv_cache.h"
+
+#include <nlohmann/json.hpp>
+#include <random>
 
 using namespace attn;
 using Catch::Matchers::Contains;
@@ -169,6 +173,17 @@ TEST_CASE("hf: Phi-3's sliding_window (2047) applies to every layer", "[hf]") {
   CHECK(m.window == 2047);
 }
 
+TEST_CASE("hf: a window at least as long as the context stays (HF applies it), with a note",
+          "[hf]") {
+  // Phi-3.5-mini: sliding_window 262144 over max_position_embeddings 131072.
+  const ModelConfig m = import(R"({"model_type": "phi3", "hidden_size": 3072,
+      "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32,
+      "max_position_embeddings": 131072, "sliding_window": 262144})");
+  CHECK(m.num_sliding() == 32);
+  CHECK(m.window == 262144);
+  CHECK_THAT(m.notes.at(0), Contains("binds only for sequences longer"));
+}
+
 TEST_CASE("hf: use_sliding_window false turns the window off (Qwen2.5)", "[hf]") {
   const ModelConfig m = import(R"({"model_type": "qwen2", "hidden_size": 3584,
       "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4,
@@ -289,6 +304,55 @@ TEST_CASE("hf: Granite's attention_multiplier is the softmax scale", "[hf]") {
         0.0078125);
 }
 
+TEST_CASE("hf: layers without KV cache (linear attention) are left out, with a note", "[hf]") {
+  // Qwen3-Next / Qwen3.5 style: three linear-attention layers per full one.
+  const ModelConfig m = import(R"({"model_type": "qwen3_next", "hidden_size": 2048,
+      "num_hidden_layers": 8, "num_attention_heads": 16, "num_key_value_heads": 2,
+      "head_dim": 256, "max_position_embeddings": 262144, "use_sliding_window": false,
+      "layer_types": ["linear_attention", "linear_attention", "linear_attention",
+      "full_attention", "linear_attention", "linear_attention", "linear_attention",
+      "full_attention"]})");
+  CHECK(m.num_layers == 2);
+  CHECK(m.num_sliding() == 0);
+  REQUIRE_FALSE(m.notes.empty());
+  CHECK_THAT(m.notes[0], Contains("6 layers keep a fixed-size state"));
+}
+
+TEST_CASE("hf: Gemma 3n's num_kv_shared_layers store no cache of their own", "[hf]") {
+  const ModelConfig m = import(R"({"model_type": "gemma3n", "text_config": {
+      "model_type": "gemma3n_text", "hidden_size": 2048, "num_hidden_layers": 10,
+      "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 256,
+      "max_position_embeddings": 32768, "sliding_window": 512, "num_kv_shared_layers": 4,
+      "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention",
+      "sliding_attention", "full_attention", "sliding_attention", "sliding_attention",
+      "sliding_attention", "sliding_attention", "full_attention"]}})");
+  CHECK(m.num_layers == 6);
+  CHECK(m.num_sliding() == 5);
+  CHECK(m.window == 512);
+  CHECK_THAT(m.notes.back(), Contains("last 4 layers reuse"));
+}
+
+TEST_CASE("hf: chunked attention (Llama 4) keeps attention_chunk_size tokens", "[hf]") {
+  const ModelConfig m = import(R"({"model_type": "llama4_text", "hidden_size": 5120,
+      "num_hidden_layers": 4, "num_attention_heads": 40, "num_key_value_heads": 8,
+      "head_dim": 128, "max_position_embeddings": 10485760, "attention_chunk_size": 8192,
+      "layer_types": ["chunked_attention", "chunked_attention", "chunked_attention",
+      "full_attention"]})");
+  CHECK(m.num_sliding() == 3);
+  CHECK(m.window == 8192);
+  CHECK(m.layers[3] == LayerKind::kFull);
+  CHECK_THROWS_WITH(import(R"({"model_type": "llama4_text", "hidden_size": 5120,
+      "num_hidden_layers": 2, "num_attention_heads": 40, "max_position_embeddings": 8192,
+      "layer_types": ["chunked_attention", "full_attention"]})"),
+                    Contains("field 'attention_chunk_size': missing"));
+}
+
+TEST_CASE("hf: use_sliding_window false also overrides sliding layer_types", "[hf]") {
+  const ModelConfig m = import(llama(R"("num_hidden_layers": 2, "sliding_window": 64,
+      "use_sliding_window": false, "layer_types": ["sliding_attention", "full_attention"])"));
+  CHECK(m.num_sliding() == 0);
+}
+
 // ---- bad input, one class each ----------------------------------------------------------------
 
 TEST_CASE("hf bad input: malformed JSON", "[hf][bad]") {
@@ -324,6 +388,8 @@ TEST_CASE("hf bad input: wrong types", "[hf][bad]") {
   CHECK_THROWS_WITH(import(llama(R"("num_hidden_layers": true)")),
                     Contains("field 'num_hidden_layers': expected a positive integer, found true"));
   CHECK_THROWS_WITH(import(llama(R"("num_key_value_heads": [8])")), Contains("found an array"));
+  // A string with a line break is shown escaped: the error stays one line.
+  CHECK_THROWS_WITH(import(llama(R"("num_attention_heads": "3\n2")")), Contains(R"(found "3\n2")"));
   CHECK_THROWS_WITH(import(llama(R"("head_dim": {"v": 1})")), Contains("found an object"));
   CHECK_THROWS_WITH(import(llama(R"("use_sliding_window": "yes", "sliding_window": 4)")),
                     Contains("field 'use_sliding_window': expected true or false"));
@@ -372,8 +438,10 @@ TEST_CASE("hf bad input: inconsistent shapes", "[hf][bad]") {
       "layer_types": ["full_attention", "sliding_attention"])")),
                     Contains("field 'layer_types': expected 3 entries"));
   CHECK_THROWS_WITH(import(llama(R"("num_hidden_layers": 2, "sliding_window": 8,
-      "layer_types": ["full_attention", "linear_attention"])")),
-                    Contains("field 'layer_types[1]': expected \"full_attention\" or \"sliding_attention\", found \"linear_attention\""));
+      "layer_types": ["full_attention", "cross_attention"])")),
+                    Contains("field 'layer_types[1]': expected \"full_attention\", \"sliding_attention\""));
+  CHECK_THROWS_WITH(import(llama(R"("num_hidden_layers": 2,
+      "layer_types": ["linear_attention", "mamba"])")), Contains("field 'layer_types': no attention layer"));
   CHECK_THROWS_WITH(import(llama(R"("num_hidden_layers": 2,
       "layer_types": ["full_attention", "sliding_attention"])")),
                     Contains("field 'sliding_window': missing"));
@@ -495,4 +563,64 @@ TEST_CASE("hf: DeepSeek's YaRN mscale is noted, the scale stays 1/sqrt(192)", "[
   CHECK(m.scale == Approx(1.0 / std::sqrt(192.0)));
   REQUIRE(m.notes.size() == 1);
   CHECK_THAT(m.notes[0], Contains("mscale^2 = 1.874"));
+}
+
+TEST_CASE("hf bad input: random corruptions of real configs give a config or an InputError",
+          "[hf][bad]") {
+  // Property: whatever a field is replaced with, import either yields a config that validates
+  // (and can be costed) or throws InputError; nothing else escapes and nothing crashes.
+  const std::vector<std::string> bases = {
+      llama(R"("num_key_value_heads": 8)"),
+      R"({"model_type": "gemma2", "hidden_size": 3584, "num_hidden_layers": 42,
+          "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 256,
+          "max_position_embeddings": 8192, "query_pre_attn_scalar": 256,
+          "sliding_window": 4096})",
+      R"({"model_type": "deepseek_v3", "hidden_size": 7168, "num_hidden_layers": 61,
+          "num_attention_heads": 128, "kv_lora_rank": 512, "q_lora_rank": 1536,
+          "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+          "max_position_embeddings": 163840})",
+      R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text",
+          "hidden_size": 3840, "num_hidden_layers": 48, "num_attention_heads": 16,
+          "num_key_value_heads": 8, "sliding_window": 1024}})",
+      R"({"model_type": "falcon", "hidden_size": 4544, "num_hidden_layers": 32,
+          "num_attention_heads": 71, "multi_query": true, "new_decoder_architecture": false})"};
+  const std::vector<std::string> fields = {
+      "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
+      "head_dim", "max_position_embeddings", "sliding_window", "use_sliding_window",
+      "layer_types", "sliding_window_pattern", "kv_lora_rank", "qk_rope_head_dim",
+      "qk_nope_head_dim", "v_head_dim", "q_lora_rank", "query_pre_attn_scalar", "multi_query",
+      "new_decoder_architecture", "num_kv_heads", "max_window_layers", "text_config"};
+  const std::vector<nlohmann::json> values = {
+      nullptr, true, false, 0, -1, 1, 2, 3, 7, 64, 4096, 4097, 1 << 30,
+      std::int64_t(1) << 40, 18446744073709551615ull, 0.5, 32.0, -0.0, 1e300, "32", "",
+      nlohmann::json::array(), nlohmann::json::array({"sliding_attention", "full_attention"}),
+      nlohmann::json::object(), nlohmann::json::object({{"num_hidden_layers", 2}})};
+  const unsigned seed = 2718u;
+  INFO("seed " << seed);
+  std::mt19937 rng(seed);
+  int ok = 0, rejected = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    nlohmann::json j = nlohmann::json::parse(bases[rng() % bases.size()]);
+    const int edits = 1 + static_cast<int>(rng() % 3);
+    for (int e = 0; e < edits; ++e) {
+      nlohmann::json& target = (j.contains("text_config") && j["text_config"].is_object() && rng() % 2)
+                                   ? j["text_config"] : j;
+      const std::string& field = fields[rng() % fields.size()];
+      if (rng() % 8 == 0) target.erase(field);
+      else target[field] = values[rng() % values.size()];
+    }
+    const std::string text = j.dump();
+    CAPTURE(text);
+    try {
+      const ModelConfig m = import(text);
+      REQUIRE_NOTHROW(m.validate());
+      REQUIRE_NOTHROW(kv_cache(m, 4096, 1, DType::kBf16));
+      ++ok;
+    } catch (const InputError& err) {
+      REQUIRE(std::string(err.what()).rfind("cfg.json: ", 0) == 0);
+      ++rejected;
+    }
+  }
+  CHECK(ok > 0);
+  CHECK(rejected > 0);
 }

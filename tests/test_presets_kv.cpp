@@ -163,8 +163,18 @@ TEST_CASE("kv: bad sequence, batch or tp is an input error", "[kv]") {
   ModelConfig broken = m;
   broken.kv_heads = 5;
   CHECK_THROWS_AS(kv_cache(broken, 16, 1, DType::kBf16), InputError);
-  // The largest allowed request still fits in 64 bits or says so.
+  // A large real request fits in 64 bits; an absurd one within the limits says it overflows.
   CHECK_NOTHROW(kv_cache(find_preset("llama-3.1-70b"), Limits::kMaxSeq, 1024, DType::kFp32));
+  ModelConfig huge;
+  huge.name = "huge";
+  huge.variant = Variant::kMha;
+  huge.num_layers = Limits::kMaxLayers;
+  huge.q_heads = huge.kv_heads = Limits::kMaxHeads;
+  huge.head_dim = huge.value_dim = Limits::kMaxHeadDim;
+  huge.layers.assign(static_cast<std::size_t>(Limits::kMaxLayers), LayerKind::kFull);
+  huge.max_seq = Limits::kMaxSeq;
+  CHECK_THROWS_WITH(kv_cache(huge, Limits::kMaxSeq, Limits::kMaxBatch, DType::kFp32),
+                    Contains("overflows 64 bits"));
 }
 
 TEST_CASE("kv: random models match a token-by-token count", "[kv]") {

@@ -1,0 +1,273 @@
+// [SECTION] Options       --preset / --variant / --panel
+// [SECTION] Menus         Panels, Presets, Import, Export, View
+// [SECTION] Popups        import config.json, export (PNG, CSV, JSON)
+// [SECTION] Panels        the flat list, placed by app/layout.h
+// [SECTION] Status bar
+#include "app/explorer.h"
+
+#include <cstdio>
+#include <exception>
+
+#include <imgui.h>
+#include <imgui_internal.h>
+
+#include "app/kv_table.h"
+#include "app/layout.h"
+#include "app/panels.h"
+#include "attention/error.h"
+#include "attention/npy.h"
+#include "attention/presets.h"
+#include "visuals/units.h"
+#include "visuals/widgets.h"
+
+namespace app {
+namespace {
+
+// ---- [SECTION] Options ---------------------------------------------------------------------
+
+float status_bar_height() { return ImGui::GetFrameHeight() + 4.0f; }
+
+// ---- [SECTION] Menus -----------------------------------------------------------------------
+
+void draw_menus(App& app) {
+  if (!ImGui::BeginMainMenuBar()) return;
+  if (ImGui::BeginMenu("Panels")) {
+    ImGui::MenuItem("Model and variant", nullptr, &app.show_model);
+    ImGui::MenuItem("KV cache", nullptr, &app.show_kv_cache);
+    ImGui::MenuItem("Data flow", nullptr, &app.show_data_flow);
+    ImGui::MenuItem("Attention patterns", nullptr, &app.show_attention);
+    ImGui::MenuItem("Decode latency", nullptr, &app.show_latency);
+    ImGui::MenuItem("Guided tour", nullptr, &app.show_tour);
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Presets")) {
+    for (const attn::ModelConfig& p : attn::presets()) {
+      const std::string label = (p.display_name.empty() ? p.name : p.display_name) + "##" + p.name;
+      if (ImGui::MenuItem(label.c_str(), p.name.c_str(), app.preset_name == p.name)) {
+        if (load_preset(app, p.name)) post_message(app, "preset " + p.name);
+        else post_message(app, app.model_error);
+      }
+    }
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("File")) {
+    if (ImGui::MenuItem("Import config.json...")) app.ui.open_import_popup = true;
+    ImGui::Separator();
+    if (ImGui::MenuItem("Export window as PNG...")) {
+      app.ui.open_export_popup = true;
+      app.ui.export_kind = 0;
+      std::snprintf(app.ui.export_path, sizeof app.ui.export_path, "attnlab.png");
+    }
+    if (ImGui::MenuItem("Export KV table as CSV...")) {
+      app.ui.open_export_popup = true;
+      app.ui.export_kind = 1;
+      std::snprintf(app.ui.export_path, sizeof app.ui.export_path, "attnlab-kv-%s.csv", app.model.name.c_str());
+    }
+    if (ImGui::MenuItem("Export KV table as JSON...")) {
+      app.ui.open_export_popup = true;
+      app.ui.export_kind = 2;
+      std::snprintf(app.ui.export_path, sizeof app.ui.export_path, "attnlab-kv-%s.json", app.model.name.c_str());
+    }
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("View")) {
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+    float s = app.ui_scale;
+    // Applied by main.cpp between frames (the font atlas is rebuilt there).
+    if (ImGui::SliderFloat("UI scale", &s, 0.75f, 2.0f, "%.2f")) app.ui_scale = s;
+    ImGui::SameLine();
+    vis::help_marker("Scales fonts and spacing. Applied when the slider is released.");
+    ImGui::EndMenu();
+  }
+  ImGui::EndMainMenuBar();
+}
+
+// ---- [SECTION] Popups ----------------------------------------------------------------------
+
+void draw_import_popup(App& app) {
+  if (app.ui.open_import_popup) {
+    ImGui::OpenPopup("Import config.json");
+    app.ui.open_import_popup = false;
+  }
+  ImGui::SetNextWindowSize(ImVec2(ImGui::GetFontSize() * 40, 0), ImGuiCond_Appearing);
+  if (!ImGui::BeginPopupModal("Import config.json", nullptr, ImGuiWindowFlags_NoSavedSettings)) return;
+  ImGui::TextWrapped("A Hugging Face config.json (the file as published with the model).");
+  ImGui::SetNextItemWidth(-1);
+  const bool enter = ImGui::InputText("##path", app.model_view.import_path, sizeof app.model_view.import_path,
+                                      ImGuiInputTextFlags_EnterReturnsTrue);
+  if (!app.model_view.import_error.empty()) vis::error_text(app.model_view.import_error);
+  if (ImGui::Button("Import") || enter) {
+    app.model_view.import_error.clear();
+    if (import_config(app, app.model_view.import_path, &app.model_view.import_error)) {
+      post_message(app, std::string("imported ") + app.model_view.import_path);
+      ImGui::CloseCurrentPopup();
+    }
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
+  ImGui::EndPopup();
+}
+
+void draw_export_popup(App& app) {
+  if (app.ui.open_export_popup) {
+    ImGui::OpenPopup("Export");
+    app.ui.open_export_popup = false;
+    app.ui.export_error.clear();
+  }
+  ImGui::SetNextWindowSize(ImVec2(ImGui::GetFontSize() * 40, 0), ImGuiCond_Appearing);
+  if (!ImGui::BeginPopupModal("Export", nullptr, ImGuiWindowFlags_NoSavedSettings)) return;
+  static const char* kKinds[] = {"PNG of the window", "KV table as CSV", "KV table as JSON"};
+  ImGui::Combo("what", &app.ui.export_kind, kKinds, 3);
+  ImGui::SetNextItemWidth(-1);
+  const bool enter = ImGui::InputText("##exportpath", app.ui.export_path, sizeof app.ui.export_path,
+                                      ImGuiInputTextFlags_EnterReturnsTrue);
+  if (!app.ui.export_error.empty()) vis::error_text(app.ui.export_error);
+  if (ImGui::Button("Save") || enter) {
+    const std::string path = app.ui.export_path;
+    app.ui.export_error.clear();
+    if (path.empty()) {
+      app.ui.export_error = "give a file name";
+    } else if (app.ui.export_kind == 0) {
+      app.ui.png_request = path;  // written by main.cpp after this frame renders
+      ImGui::CloseCurrentPopup();
+    } else {
+      try {
+        attn::write_file_atomic(path, app.ui.export_kind == 1 ? kv_table_csv(app) : kv_table_json(app));
+        post_message(app, "wrote " + path);
+        ImGui::CloseCurrentPopup();
+      } catch (const std::exception& e) {
+        app.ui.export_error = e.what();
+      }
+    }
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
+  ImGui::EndPopup();
+}
+
+// ---- [SECTION] Panels ----------------------------------------------------------------------
+
+void ignore_log(void*, const char*, ...) {}
+
+// Ends whatever a throwing panel left open, back to `depth` windows.
+void recover_window_stack(int depth) {
+  ImGuiContext& g = *ImGui::GetCurrentContext();
+  while (g.CurrentWindowStack.Size > depth) {
+    ImGui::ErrorCheckEndWindowRecover(ignore_log, nullptr);
+    if (g.CurrentWindowStack.Size <= depth) break;
+    if (g.CurrentWindow->Flags & ImGuiWindowFlags_ChildWindow) ImGui::EndChild();
+    else ImGui::End();
+  }
+}
+
+// Places panel `index` (default grid, or the whole area when it is the focused one) and says
+// whether it is drawn this frame.
+bool place(App& app, int index, bool shown) {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  // The main menu bar's height (WorkPos only follows it from the next frame on).
+  const float top = ImGui::GetFrameHeight();
+  const float bottom = status_bar_height();
+  const ImVec2 d = vp->Size;
+  if (!app.options.panel.empty()) {
+    if (panel_index(app.options.panel) != index) return false;
+    const PanelRect r = focused_rect(d.x, d.y, top, bottom);
+    ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + r.x, vp->Pos.y + r.y), ImGuiCond_Always);
+    ImGui::SetNextWindowSize(ImVec2(r.w, r.h), ImGuiCond_Always);
+    if (app.frame < 2) ImGui::SetNextWindowFocus();
+    return true;
+  }
+  if (!shown) return false;
+  const PanelRect r = default_layout(d.x, d.y, top, bottom)[static_cast<size_t>(index)];
+  ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + r.x, vp->Pos.y + r.y), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(r.w, r.h), ImGuiCond_FirstUseEver);
+  return true;
+}
+
+void guarded(App& app, const char* name, void (*draw)(App&)) {
+  const int depth = ImGui::GetCurrentContext()->CurrentWindowStack.Size;
+  try {
+    draw(app);
+  } catch (const std::exception& e) {
+    recover_window_stack(depth);
+    post_message(app, std::string(name) + " panel: " + e.what());
+  }
+}
+
+// ---- [SECTION] Status bar ------------------------------------------------------------------
+
+void draw_status_bar(App& app) {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const float h = status_bar_height();
+  ImGui::SetNextWindowPos(ImVec2(vp->Pos.x, vp->Pos.y + vp->Size.y - h));
+  ImGui::SetNextWindowSize(ImVec2(vp->Size.x, h));
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                                 ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoNav;
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(8, 2));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0);
+  if (ImGui::Begin("##status", nullptr, flags)) {
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted(device_summary(app.device).c_str());
+    ImGui::SameLine();
+    ImGui::TextDisabled("|");
+    ImGui::SameLine();
+    const std::string model = (app.model.display_name.empty() ? app.model.name : app.model.display_name);
+    ImGui::Text("%s", model.c_str());
+    if (!app.ui.status.empty()) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("|");
+      ImGui::SameLine();
+      ImGui::TextUnformatted(app.ui.status.c_str());
+      if (ImGui::IsItemHovered() && app.messages.size() > 1) {
+        ImGui::BeginTooltip();
+        const size_t n = app.messages.size();
+        for (size_t i = n > 10 ? n - 10 : 0; i < n; ++i) ImGui::TextUnformatted(app.messages[i].c_str());
+        ImGui::EndTooltip();
+      }
+    }
+  }
+  ImGui::End();
+  ImGui::PopStyleVar(2);
+}
+
+}  // namespace
+
+bool apply_explorer_options(App& app, const ExplorerOptions& opt, std::string* error) {
+  app.options = opt;
+  if (!opt.preset.empty() && !load_preset(app, opt.preset)) {
+    if (error) *error = app.model_error;
+    return false;
+  }
+  if (!opt.variant.empty() && !set_what_if_variant(app, opt.variant)) {
+    if (error) *error = "unknown variant '" + opt.variant + "' (known: mha, mqa, gqa, swa, mla)";
+    return false;
+  }
+  if (!opt.panel.empty() && panel_index(opt.panel) < 0) {
+    if (error) *error = "unknown panel '" + opt.panel + "'";
+    return false;
+  }
+  return true;
+}
+
+std::string device_summary(const kern::DeviceInfo& d) {
+  if (!d.available) return "no GPU: CPU only" + (d.reason.empty() ? std::string() : " (" + d.reason + ")");
+  std::string s = "GPU: " + (d.name.empty() ? std::string("unnamed device") : d.name);
+  if (d.total_memory > 0) s += ", " + vis::format_bytes(static_cast<double>(d.total_memory));
+  return s;
+}
+
+void draw_frame(App& app) {
+  draw_menus(app);
+  if (place(app, 0, app.show_model)) guarded(app, "model", draw_model_panel);
+  if (place(app, 1, app.show_kv_cache)) guarded(app, "kv-cache", draw_kv_cache_panel);
+  if (place(app, 2, app.show_data_flow)) guarded(app, "data-flow", draw_data_flow_panel);
+  if (place(app, 3, app.show_attention)) guarded(app, "attention", draw_attention_panel);
+  if (place(app, 4, app.show_latency)) guarded(app, "latency", draw_latency_panel);
+  if (place(app, 5, app.show_tour)) guarded(app, "tour", draw_tour_panel);
+  draw_import_popup(app);
+  draw_export_popup(app);
+  draw_status_bar(app);
+  ++app.frame;
+}
+
+}  // namespace app

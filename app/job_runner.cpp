@@ -1,0 +1,158 @@
+#include "app/job_runner.h"
+
+#include <exception>
+#include <utility>
+
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+#include "attention/config.h"
+
+namespace app {
+
+const char* job_state_name(JobState s) {
+  switch (s) {
+    case JobState::kIdle: return "idle";
+    case JobState::kRunning: return "running";
+    case JobState::kDone: return "done";
+    case JobState::kFailed: return "failed";
+    case JobState::kCancelled: return "cancelled";
+  }
+  return "?";
+}
+
+double JobProgress::fraction() const {
+  if (total <= 0) return state == JobState::kIdle ? 0.0 : 1.0;
+  if (state != JobState::kRunning) return 1.0;
+  const double f = (index + 0.5) / total;
+  return f < 0 ? 0 : (f > 1 ? 1 : f);
+}
+
+std::string case_label(const kern::BenchCase& c) {
+  if (!c.label.empty()) return c.label;
+  std::string s = std::string(attn::variant_name(c.variant)) + " B" + std::to_string(c.batch) +
+                  " S" + std::to_string(c.seq) + " Hq" + std::to_string(c.q_heads);
+  if (c.variant == attn::Variant::kMla) {
+    s += " Dl" + std::to_string(c.latent_dim) + " Dr" + std::to_string(c.rope_dim);
+  } else {
+    s += " Hkv" + std::to_string(c.kv_heads) + " D" + std::to_string(c.head_dim);
+    if (c.window > 0) s += " W" + std::to_string(c.window);
+  }
+  return s;
+}
+
+JobRunner::~JobRunner() {
+  cancel_ = true;
+  if (worker_.joinable()) worker_.join();
+}
+
+void JobRunner::join_if_finished() {
+  // Joining a thread that has already returned does not wait.
+  if (finished_ && worker_.joinable()) worker_.join();
+}
+
+bool JobRunner::start(std::vector<kern::BenchCase> cases, kern::BenchOptions opt,
+                      std::string title) {
+  if (!finished_) return false;
+  join_if_finished();
+  cancel_ = false;
+  finished_ = false;
+  started_ = std::chrono::steady_clock::now();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    progress_ = JobProgress{};
+    progress_.state = JobState::kRunning;
+    progress_.title = std::move(title);
+    progress_.total = static_cast<int>(cases.size());
+    if (!cases.empty()) progress_.case_label = case_label(cases.front());
+    outcome_.reset();
+  }
+  worker_ = std::thread(&JobRunner::run, this, std::move(cases), std::move(opt));
+  return true;
+}
+
+namespace {
+
+// The benchmark yields to the UI: on Linux the worker (and the threads it starts, which inherit
+// it) runs at a lower priority, so frames keep their pace while every core is timed.
+void lower_this_thread_priority() {
+#ifdef __linux__
+  const auto tid = static_cast<id_t>(syscall(SYS_gettid));
+  (void)setpriority(PRIO_PROCESS, tid, 10);
+#endif
+}
+
+}  // namespace
+
+void JobRunner::run(std::vector<kern::BenchCase> cases, kern::BenchOptions opt) {
+  lower_this_thread_priority();
+  JobOutcome out;
+  out.state = JobState::kDone;
+  try {
+    // An invalid case fails the whole job before anything runs, with the case named.
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      try {
+        cases[i].validate();
+      } catch (const std::exception& e) {
+        throw std::runtime_error("case " + std::to_string(i + 1) + " (" +
+                                 case_label(cases[i]) + "): " + e.what());
+      }
+    }
+    opt.cancel = &cancel_;
+    opt.progress = [this](int i, int n, const kern::BenchCase& c) {
+      const std::string label = case_label(c);
+      std::lock_guard<std::mutex> lock(mu_);
+      progress_.index = i;
+      progress_.total = n;
+      progress_.case_label = label;
+    };
+    out.report = kern::run_bench(cases, opt);
+    if (cancel_) out.state = JobState::kCancelled;
+  } catch (const std::exception& e) {
+    out.state = JobState::kFailed;
+    out.error = e.what();
+  } catch (...) {
+    out.state = JobState::kFailed;
+    out.error = "unknown error in the benchmark thread";
+  }
+  out.elapsed_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    out.title = progress_.title;
+    progress_.state = out.state;
+    progress_.elapsed_s = out.elapsed_s;
+    outcome_ = std::move(out);
+  }
+  finished_ = true;
+}
+
+void JobRunner::cancel() {
+  if (finished_) return;
+  cancel_ = true;
+  std::lock_guard<std::mutex> lock(mu_);
+  progress_.cancel_requested = true;
+}
+
+bool JobRunner::running() const { return !finished_; }
+
+JobProgress JobRunner::progress() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  JobProgress p = progress_;
+  if (p.state == JobState::kRunning)
+    p.elapsed_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  return p;
+}
+
+std::optional<JobOutcome> JobRunner::take_outcome() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::optional<JobOutcome> o = std::move(outcome_);
+  outcome_.reset();
+  return o;
+}
+
+}  // namespace app

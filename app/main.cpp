@@ -1,0 +1,243 @@
+// attnlab: the explorer's main loop, in the shape of Dear ImGui's example_sdl_opengl3 (numbered
+// steps, cleanup in reverse order of setup). The command line comes first: a subcommand runs
+// and returns without touching SDL; no arguments or --screenshot open the window.
+//
+// Screenshot mode (--screenshot out.png): no settings or imgui.ini are read or written (the
+// picture depends only on the flags), vsync is off, the animation clock advances 1/60 s per
+// frame, and after --frames N frames the back buffer is read, flipped and saved as a PNG.
+// Exit codes: 0 saved; 2 the file cannot be written; 3 no display / no OpenGL context.
+// ATTNLAB_FRAME_STATS=1 prints frame timings to stderr in screenshot mode.
+#include <SDL.h>
+#include <SDL_opengl.h>
+#include <imgui.h>
+#include <imgui_impl_opengl3.h>
+#include <imgui_impl_sdl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "app/app_state.h"
+#include "app/cli/cli.h"
+#include "app/explorer.h"
+#include "app/png_export.h"
+#include "app/settings.h"
+#include "app/style.h"
+#include "kernels/gpu.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int fail(int code, const std::string& what) {
+  std::fprintf(stderr, "attnlab: error: %s\n", what.c_str());
+  return code;
+}
+
+std::vector<std::uint8_t> read_back_buffer(int w, int h) {
+  std::vector<std::uint8_t> px(static_cast<size_t>(w) * static_cast<size_t>(h) * 4);
+  glReadBuffer(GL_BACK);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px.data());
+  for (size_t i = 3; i < px.size(); i += 4) px[i] = 255;  // the window is opaque
+  return px;
+}
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Clock::time_point t_start = Clock::now();
+
+  // 1. The command line: a subcommand runs here and we are done.
+  const app::CliOutcome cli = app::run_cli(argc, argv);
+  if (!cli.open_explorer) return cli.exit_code;
+  const app::ExplorerOptions& opt = cli.explorer;
+  const bool screenshot = !opt.screenshot.empty();
+  const bool frame_stats = screenshot && std::getenv("ATTNLAB_FRAME_STATS") &&
+                           std::string(std::getenv("ATTNLAB_FRAME_STATS")) == "1";
+
+  // 2. App state: settings (interactive only), the device, then the command-line options.
+  app::App app;
+  const std::string config_dir = app::settings_dir();
+  if (screenshot) {
+    app::apply_settings(app::Settings{}, app);
+  } else {
+    const app::LoadedSettings loaded = app::load_settings(config_dir);
+    app::apply_settings(loaded.settings, app);
+    if (!loaded.warning.empty()) app::post_message(app, loaded.warning);
+  }
+  app.device = kern::query_device();
+  {
+    std::string err;
+    if (!app::apply_explorer_options(app, opt, &err)) return fail(2, err);
+  }
+
+  // 3. SDL and the OpenGL context (GL 3.0 + GLSL 130, as the example on Linux).
+  if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0)
+    return fail(3, std::string("cannot open a display for the explorer (SDL: ") + SDL_GetError() +
+                       "); set DISPLAY (e.g. run under Xvfb) or use a subcommand");
+  const char* glsl_version = "#version 130";
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_FLAGS, 0);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 0);
+  SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
+  SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 24);
+  SDL_GL_SetAttribute(SDL_GL_STENCIL_SIZE, 8);
+  const auto window_flags =
+      static_cast<SDL_WindowFlags>(SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+  SDL_Window* window = SDL_CreateWindow("attnlab: attention variants explorer", SDL_WINDOWPOS_CENTERED,
+                                        SDL_WINDOWPOS_CENTERED, opt.width, opt.height, window_flags);
+  if (!window) {
+    const std::string why = SDL_GetError();
+    SDL_Quit();
+    return fail(3, "cannot create the window (SDL: " + why + ")");
+  }
+  SDL_GLContext gl_context = SDL_GL_CreateContext(window);
+  if (!gl_context) {
+    const std::string why = SDL_GetError();
+    SDL_DestroyWindow(window);
+    SDL_Quit();
+    return fail(3, "cannot create an OpenGL 3.0 context (SDL: " + why + ")");
+  }
+  SDL_GL_MakeCurrent(window, gl_context);
+  SDL_GL_SetSwapInterval(screenshot ? 0 : 1);  // vsync, except when rendering for a file
+
+  // 4. Dear ImGui context, its ini beside attnlab's settings, fonts and style.
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+  const std::string ini_path = config_dir + "/imgui.ini";
+  if (screenshot) {
+    io.IniFilename = nullptr;
+  } else {
+    std::error_code ec;
+    std::filesystem::create_directories(config_dir, ec);
+    io.IniFilename = ec ? nullptr : ini_path.c_str();
+    if (ec) app::post_message(app, "cannot create " + config_dir + ": window layout will not be saved");
+  }
+  float applied_scale = app.ui_scale;
+  app::setup_fonts_and_style(applied_scale);
+
+  // 5. Platform and renderer backends.
+  ImGui_ImplSDL2_InitForOpenGL(window, gl_context);
+  ImGui_ImplOpenGL3_Init(glsl_version);
+
+  // 6. Main loop.
+  const ImVec4 clear_color(0.10f, 0.11f, 0.13f, 1.00f);
+  std::vector<double> frame_ms;
+  double first_frame_ms = 0;
+  Clock::time_point t_prev = Clock::now();
+  Clock::time_point t_last_save = t_prev;
+  std::string last_saved = app::settings_to_json(app::settings_from_app(app));
+  int exit_code = 0;
+  bool done = false;
+  while (!done) {
+    const Clock::time_point t_frame = Clock::now();
+    // 6a. Events.
+    SDL_Event event;
+    while (SDL_PollEvent(&event)) {
+      ImGui_ImplSDL2_ProcessEvent(&event);
+      if (event.type == SDL_QUIT) done = true;
+      if (event.type == SDL_WINDOWEVENT && event.window.event == SDL_WINDOWEVENT_CLOSE &&
+          event.window.windowID == SDL_GetWindowID(window))
+        done = true;
+    }
+    // 6b. A new UI scale (from View > UI scale) once the slider is released.
+    if (app.ui_scale != applied_scale && !ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
+      applied_scale = app.ui_scale;
+      app::setup_fonts_and_style(applied_scale);
+      ImGui_ImplOpenGL3_DestroyFontsTexture();
+      ImGui_ImplOpenGL3_CreateFontsTexture();
+    }
+    // 6c. The frame.
+    app.clock_s = screenshot ? static_cast<double>(app.frame) / 60.0
+                             : std::chrono::duration<double>(t_frame - t_start).count();
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplSDL2_NewFrame();
+    ImGui::NewFrame();
+    app::draw_frame(app);
+    ImGui::Render();
+    int fb_w = 0, fb_h = 0;
+    SDL_GL_GetDrawableSize(window, &fb_w, &fb_h);
+    glViewport(0, 0, fb_w, fb_h);
+    glClearColor(clear_color.x, clear_color.y, clear_color.z, clear_color.w);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+    // 6d. Pictures: the screenshot after N frames, or File > Export > PNG.
+    if (screenshot && app.frame >= opt.frames) {
+      try {
+        app::write_png_bottom_up(opt.screenshot, fb_w, fb_h, read_back_buffer(fb_w, fb_h));
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "attnlab: error: %s\n", e.what());
+        exit_code = 2;
+      }
+      done = true;
+    } else if (!app.ui.png_request.empty()) {
+      try {
+        app::write_png_bottom_up(app.ui.png_request, fb_w, fb_h, read_back_buffer(fb_w, fb_h));
+        app::post_message(app, "wrote " + app.ui.png_request);
+      } catch (const std::exception& e) {
+        app::post_message(app, e.what());
+      }
+      app.ui.png_request.clear();
+    }
+    SDL_GL_SwapWindow(window);
+
+    // 6e. Timings, and the settings file when something changed (at most once a second).
+    const Clock::time_point t_end = Clock::now();
+    if (app.frame == 1) first_frame_ms = ms_between(t_start, t_end);
+    frame_ms.push_back(ms_between(t_prev, t_end));
+    t_prev = t_end;
+    if (!screenshot && ms_between(t_last_save, t_end) > 1000.0) {
+      t_last_save = t_end;
+      const std::string now = app::settings_to_json(app::settings_from_app(app));
+      if (now != last_saved) {
+        try {
+          app::save_settings(config_dir, app::settings_from_app(app));
+          last_saved = now;
+        } catch (const std::exception& e) {
+          app::post_message(app, e.what());
+          last_saved = now;  // do not retry every second
+        }
+      }
+    }
+  }
+  if (frame_stats && !frame_ms.empty()) {
+    // The first entry includes start-up; the rest are steady-state frames.
+    std::vector<double> steady(frame_ms.begin() + (frame_ms.size() > 1 ? 1 : 0), frame_ms.end());
+    std::sort(steady.begin(), steady.end());
+    std::fprintf(stderr,
+                 "attnlab: frame stats: %d frames at %dx%d, first frame %.1f ms after start, "
+                 "median %.2f ms, max %.2f ms\n",
+                 static_cast<int>(frame_ms.size()), opt.width, opt.height, first_frame_ms,
+                 steady[steady.size() / 2], steady.back());
+  }
+  if (!screenshot) {
+    try {
+      app::save_settings(config_dir, app::settings_from_app(app));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "attnlab: warning: settings not saved: %s\n", e.what());
+    }
+  }
+
+  // 7. Cleanup, in reverse order of setup.
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplSDL2_Shutdown();
+  ImGui::DestroyContext();
+  SDL_GL_DeleteContext(gl_context);
+  SDL_DestroyWindow(window);
+  SDL_Quit();
+  return exit_code;
+}

@@ -1,0 +1,527 @@
+// MLA absorbed decode on the matrix units (mma.sync on NVIDIA, MFMA on AMD; kernels/matrix_ops.h).
+//
+// Shapes (DESIGN.md section 2; Dl = 512 latent, Dr = 64 RoPE, Dk = Dl + Dr = 576):
+//   q   [B, H, Dk]   bf16 (fp16 when dt == kFp16; bf16 with an fp8 cache)
+//   kv  [B, S, Dk]   bf16 / fp16 / fp8 e4m3 (value = e4m3 * kv_scale); keys = all Dk columns,
+//                    values = the first Dl columns
+//   out [B, H, Dl]   float32;  out[b, h] = softmax(scale * q[b, h] . kv[b, t]) over t < len[b]
+//                    applied to kv[b, t, :Dl]; len 0 gives zeros.
+//
+// Versions
+//   v1 (this file): one CTA per (head tile of 16 * HG heads, KV split, batch), 4 warps per group
+//      of 16 heads. Per block of N tokens staged in shared memory (cp.async, 2+ stages):
+//        Q K^T   warp w of a group takes dims [144 w, 144 w + 144) of all N tokens, Q fragments
+//                held in registers; the 4 partial score tiles are summed in shared memory;
+//        softmax each row by kWarp / 4 threads through attn::SoftmaxState (online, per block);
+//                P stored as 16-bit in shared memory;
+//        P V     warp w owns output dims [128 w, 128 w + 128) of its 16 heads.
+//      fp8 caches are staged raw and converted to bf16 in shared memory once per block.
+//      Split-KV: the launcher picks the number of splits from B, the head tiles, S and the
+//      multiprocessor count; partial (max, sum, unnormalised output) go to the workspace and a
+//      combine kernel merges them with SoftmaxState::merge.
+//   Figures, floors and what each change predicted: kernels/NOTES.md (MLA section).
+#include "kernels/hip_compat.h"  // first: the runtime defines __forceinline__ for softmax_state.h
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "attention/error.h"
+#include "attention/softmax_state.h"
+#include "kernels/gpu_check.h"
+#include "kernels/matrix_ops.h"
+#include "kernels/mla_launch.h"
+
+namespace kern {
+namespace {
+
+constexpr int kDl = 512, kDr = 64, kDk = kDl + kDr;
+constexpr int kLd = kDk + 8;           // shared row stride (elements): 1168 B, ldmatrix conflict-free
+constexpr int kWarpsPerGroup = 4;
+constexpr int kQkSteps = kDk / 16 / kWarpsPerGroup;  // 9 k-steps of 16 dims per warp
+constexpr int kPvTiles = kDl / 16 / kWarpsPerGroup;  // 8 output tiles of 16 dims per warp
+constexpr int kRowThreads = mo::kWarp / 4;           // softmax threads per head row (8 / 16)
+static_assert(kQkSteps * 16 * kWarpsPerGroup == kDk, "Dk must split over the group's warps");
+
+struct MlaParams {
+  const void* q;              // [B, H, Dk] 16-bit
+  const void* kv;             // [B, S, Dk] 16-bit or e4m3 bytes
+  const std::int32_t* lens;   // [B] valid positions, nullptr = all S
+  float* out;                 // [B, H, Dl]
+  float* part_acc;            // [B, H, splits, Dl] unnormalised partial outputs (splits > 1)
+  float2* part_state;         // [B, H, splits] (max, sum) of the split (splits > 1)
+  std::int64_t seq;           // S
+  int heads;                  // H
+  int head_tiles;             // ceil(H / (16 * HG))
+  int splits;                 // KV splits per sequence
+  std::int64_t split_len;     // tokens per split (a multiple of the block length)
+  float score_scale;          // softmax scale (times kv_scale for fp8 keys)
+  float out_scale;            // kv_scale for fp8 values, else 1
+};
+
+template <int kHG, int kBlockN, int kStages, bool kFp8>
+struct Smem {
+  static constexpr int kStageBytes = kFp8 ? kBlockN * kDk : kBlockN * kLd * 2;
+  static constexpr int kConvBytes = kFp8 ? kBlockN * kLd * 2 : 0;
+  static constexpr int kQBytes = kHG * 16 * kLd * 2;
+  static constexpr int kSLd = kBlockN + 4;   // partial scores row stride (floats)
+  static constexpr int kPLd = kBlockN + 8;   // probabilities row stride (16-bit)
+  static constexpr int kStages0 = 0;
+  static constexpr int kConv0 = kStages * kStageBytes;
+  static constexpr int kS0 = kConv0 + kConvBytes;
+  static constexpr int kP0 = kS0 + kHG * kWarpsPerGroup * 16 * kSLd * 4;
+  static constexpr int kAlpha0 = kP0 + kHG * 16 * kPLd * 2;
+  static constexpr int kState0 = kAlpha0 + kHG * 16 * 4;
+  static constexpr int kBytes = kState0 + kHG * 16 * 4;
+  // Q is staged once, before the loop, where the last stage (or the fp8 conversion tile) lives.
+  static constexpr int kQ0 = kFp8 ? kConv0 : (kStages - 1) * kStageBytes;
+  static_assert((kFp8 ? kConvBytes : kStageBytes) >= kQBytes, "Q staging does not fit");
+  static_assert(kStages >= 2, "the pipeline needs two stages");
+};
+
+// One CTA: batch b, KV split `split`, heads [16 * HG * tile, +16 * HG).
+template <class T, int kHG, int kBlockN, int kStages, bool kFp8>
+__global__ void __launch_bounds__(kHG * kWarpsPerGroup * mo::kWarp)
+    mla_decode_kernel(MlaParams p) {
+  using L = Smem<kHG, kBlockN, kStages, kFp8>;
+  constexpr int kThreads = kHG * kWarpsPerGroup * mo::kWarp;
+  constexpr int kNTiles = kBlockN / 16;
+  constexpr int kElemBytes = kFp8 ? 1 : 2;
+  constexpr int kRowChunks = kDk * kElemBytes / 16;  // 16-byte chunks per KV row
+  static_assert(kBlockN % 16 == 0 && kBlockN % kRowThreads == 0, "block length");
+  constexpr int kTpt = kBlockN / kRowThreads;        // tokens per softmax thread
+
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int tid = threadIdx.x, lane = tid % mo::kWarp, warp = tid / mo::kWarp;
+  const int group = warp / kWarpsPerGroup, wq = warp % kWarpsPerGroup;
+
+  const int tile = blockIdx.x % p.head_tiles;
+  const int rest = blockIdx.x / p.head_tiles;
+  const int split = rest % p.splits;
+  const std::int64_t b = rest / p.splits;
+  const int head0 = tile * 16 * kHG;
+  const std::int64_t len = p.lens ? std::min<std::int64_t>(p.lens[b], p.seq) : p.seq;
+  const std::int64_t t0 = split * p.split_len;
+  const std::int64_t t1 = std::min<std::int64_t>(len, t0 + p.split_len);
+  const int n_blocks = t1 > t0 ? static_cast<int>((t1 - t0 + kBlockN - 1) / kBlockN) : 0;
+
+  const unsigned char* kv_b =
+      static_cast<const unsigned char*>(p.kv) + b * p.seq * kDk * kElemBytes;
+  auto issue_block = [&](int j) {  // block j of this split -> stage j % kStages
+    unsigned char* dst = smem + L::kStages0 + (j % kStages) * L::kStageBytes;
+    const std::int64_t tb = t0 + std::int64_t(j) * kBlockN;
+    for (int c = tid; c < kBlockN * kRowChunks; c += kThreads) {
+      const int r = c / kRowChunks, k = c % kRowChunks;
+      const bool valid = tb + r < t1;
+      const unsigned char* src = kv_b + (valid ? (tb + r) * kDk * kElemBytes + k * 16 : 0);
+      const int row_bytes = kFp8 ? kDk : kLd * 2;
+      mo::copy16(dst + r * row_bytes + k * 16, src, valid);
+    }
+  };
+
+  // Softmax bookkeeping: thread tid of group g handles head row srow, tokens [scol, +kTpt).
+  const int gtid = tid % (kWarpsPerGroup * mo::kWarp);
+  const int srow = gtid / kRowThreads, scol = (gtid % kRowThreads) * kTpt;
+  attn::SoftmaxState<float> run;
+
+  if (n_blocks > 0) {
+    issue_block(0);
+    // Q rows of this tile (zero rows past H) into the Q staging area.
+    const std::uint16_t* q_b = static_cast<const std::uint16_t*>(p.q) + b * p.heads * kDk;
+    std::uint16_t* qs = reinterpret_cast<std::uint16_t*>(smem + L::kQ0);
+    for (int c = tid; c < kHG * 16 * (kDk / 8); c += kThreads) {
+      const int r = c / (kDk / 8), k = c % (kDk / 8);
+      const bool valid = head0 + r < p.heads;
+      mo::copy16(qs + r * kLd + k * 8, q_b + (valid ? (head0 + r) * kDk + k * 8 : 0), valid);
+    }
+    mo::copy_commit();
+  }
+  if (n_blocks == 0) {  // empty split: an empty state (or zeros when there is no split)
+    if (p.splits == 1) {
+      for (int i = tid; i < kHG * 16 * kDl; i += kThreads) {
+        const int h = head0 + i / kDl;
+        if (h < p.heads) p.out[(b * p.heads + h) * kDl + i % kDl] = 0.f;
+      }
+    } else {
+      for (int i = tid; i < kHG * 16; i += kThreads) {
+        const int h = head0 + i;
+        if (h < p.heads)
+          p.part_state[(b * p.heads + h) * p.splits + split] =
+              make_float2(-std::numeric_limits<float>::infinity(), 0.f);
+      }
+    }
+    return;
+  }
+
+  mo::copy_wait<0>();
+  __syncthreads();
+  mo::FragA qf[kQkSteps];
+  {
+    const std::uint16_t* qs = reinterpret_cast<const std::uint16_t*>(smem + L::kQ0);
+#pragma unroll
+    for (int i = 0; i < kQkSteps; ++i)
+      mo::load_a(qf[i], qs + group * 16 * kLd + wq * (kQkSteps * 16) + i * 16, kLd, lane);
+  }
+  __syncthreads();  // Q staging area is reused by the pipeline from here on
+#pragma unroll
+  for (int j = 1; j < kStages - 1; ++j) {
+    if (j < n_blocks) issue_block(j);
+    mo::copy_commit();
+  }
+
+  mo::FragC o[kPvTiles];
+#pragma unroll
+  for (int t = 0; t < kPvTiles; ++t) mo::zero(o[t]);
+
+  float* s_part = reinterpret_cast<float*>(smem + L::kS0);
+  std::uint16_t* s_p = reinterpret_cast<std::uint16_t*>(smem + L::kP0);
+  float* s_alpha = reinterpret_cast<float*>(smem + L::kAlpha0);
+
+  for (int j = 0; j < n_blocks; ++j) {
+    mo::copy_wait<kStages - 2>();
+    __syncthreads();  // block j is in shared memory; everyone is done with block j - 1
+    if (j + kStages - 1 < n_blocks) issue_block(j + kStages - 1);
+    mo::copy_commit();
+
+    const std::uint16_t* kvt;
+    if constexpr (kFp8) {
+      const unsigned char* raw = smem + L::kStages0 + (j % kStages) * L::kStageBytes;
+      std::uint16_t* conv = reinterpret_cast<std::uint16_t*>(smem + L::kConv0);
+      for (int c = tid; c < kBlockN * (kDk / 16); c += kThreads) {
+        const int r = c / (kDk / 16), k = c % (kDk / 16);
+        const uint4 v = *reinterpret_cast<const uint4*>(raw + r * kDk + k * 16);
+        uint4 lo, hi;
+        mo::e4m3x4_to_bf16x4(v.x, lo.x, lo.y);
+        mo::e4m3x4_to_bf16x4(v.y, lo.z, lo.w);
+        mo::e4m3x4_to_bf16x4(v.z, hi.x, hi.y);
+        mo::e4m3x4_to_bf16x4(v.w, hi.z, hi.w);
+        uint4* d = reinterpret_cast<uint4*>(conv + r * kLd + k * 16);
+        d[0] = lo;
+        d[1] = hi;
+      }
+      __syncthreads();
+      kvt = conv;
+    } else {
+      kvt = reinterpret_cast<const std::uint16_t*>(smem + L::kStages0 +
+                                                   (j % kStages) * L::kStageBytes);
+    }
+
+    // ---- Q K^T: partial scores of this warp's 144 dims for all kBlockN tokens
+    {
+      mo::FragC s[kNTiles];
+#pragma unroll
+      for (int n = 0; n < kNTiles; ++n) mo::zero(s[n]);
+#pragma unroll
+      for (int i = 0; i < kQkSteps; ++i) {
+#pragma unroll
+        for (int n = 0; n < kNTiles; ++n) {
+          mo::FragB kb;
+          mo::load_b_nk(kb, kvt + n * 16 * kLd + wq * (kQkSteps * 16) + i * 16, kLd, lane);
+          mo::mma<T>(s[n], qf[i], kb);
+        }
+      }
+      float* dst = s_part + (group * kWarpsPerGroup + wq) * 16 * L::kSLd;
+#pragma unroll
+      for (int n = 0; n < kNTiles; ++n)
+#pragma unroll
+        for (int e = 0; e < mo::kFragCElems; ++e)
+          dst[mo::frag_c_row(e, lane) * L::kSLd + n * 16 + mo::frag_c_col(e, lane)] = s[n].v[e];
+    }
+    __syncthreads();
+
+    // ---- online softmax of the block, one head row per kRowThreads threads
+    {
+      const std::int64_t tb = t0 + std::int64_t(j) * kBlockN;
+      const float* src = s_part + group * kWarpsPerGroup * 16 * L::kSLd + srow * L::kSLd + scol;
+      float x[kTpt];
+      float bmax = -std::numeric_limits<float>::infinity();
+#pragma unroll
+      for (int u = 0; u < kTpt; ++u) {
+        float acc = 0.f;
+#pragma unroll
+        for (int w = 0; w < kWarpsPerGroup; ++w) acc += src[w * 16 * L::kSLd + u];
+        x[u] = tb + scol + u < t1 ? acc * p.score_scale : -std::numeric_limits<float>::infinity();
+        bmax = fmaxf(bmax, x[u]);
+      }
+#pragma unroll
+      for (int off = kRowThreads / 2; off > 0; off /= 2)
+        bmax = fmaxf(bmax, ATTNLAB_SHFL_XOR(bmax, off, mo::kWarp));
+      float bsum = 0.f;
+#pragma unroll
+      for (int u = 0; u < kTpt; ++u) {
+        x[u] = bmax == -std::numeric_limits<float>::infinity() ? 0.f : __expf(x[u] - bmax);
+        bsum += x[u];
+      }
+#pragma unroll
+      for (int off = kRowThreads / 2; off > 0; off /= 2)
+        bsum += ATTNLAB_SHFL_XOR(bsum, off, mo::kWarp);
+      attn::SoftmaxState<float> blk;
+      blk.max = bmax;
+      blk.sum = bsum;
+      float sa, sb;
+      run = attn::SoftmaxState<float>::merge(run, blk, &sa, &sb);
+      std::uint16_t* prow = s_p + group * 16 * L::kPLd + srow * L::kPLd + scol;
+#pragma unroll
+      for (int u = 0; u < kTpt; u += 2) {
+        *reinterpret_cast<std::uint32_t*>(prow + u) = mo::pack2<T>(x[u] * sb, x[u + 1] * sb);
+      }
+      if (gtid % kRowThreads == 0) s_alpha[group * 16 + srow] = sa;
+    }
+    __syncthreads();
+
+    // ---- O = O * alpha + P V over this warp's 128 output dims
+    {
+      const float* al = s_alpha + group * 16;
+#pragma unroll
+      for (int t = 0; t < kPvTiles; ++t)
+#pragma unroll
+        for (int e = 0; e < mo::kFragCElems; ++e) o[t].v[e] *= al[mo::frag_c_row(e, lane)];
+      const std::uint16_t* pg = s_p + group * 16 * L::kPLd;
+#pragma unroll
+      for (int ks = 0; ks < kNTiles; ++ks) {
+        mo::FragA pa;
+        mo::load_a(pa, pg + ks * 16, L::kPLd, lane);
+#pragma unroll
+        for (int t = 0; t < kPvTiles; ++t) {
+          mo::FragB vb;
+          mo::load_b_kn(vb, kvt + ks * 16 * kLd + wq * (kPvTiles * 16) + t * 16, kLd, lane);
+          mo::mma<T>(o[t], pa, vb);
+        }
+      }
+    }
+  }
+
+  // ---- epilogue: the row states, then the outputs (normalised, or partial for the combine)
+  float* s_state = reinterpret_cast<float*>(smem + L::kState0);
+  if (gtid % kRowThreads == 0) {
+    const int h = head0 + group * 16 + srow;
+    s_state[group * 16 + srow] = run.inv_sum() * p.out_scale;
+    if (p.splits > 1 && h < p.heads)
+      p.part_state[(b * p.heads + h) * p.splits + split] = make_float2(run.max, run.sum);
+  }
+  __syncthreads();
+#pragma unroll
+  for (int t = 0; t < kPvTiles; ++t) {
+#pragma unroll
+    for (int e = 0; e < mo::kFragCElems; ++e) {
+      const int r = mo::frag_c_row(e, lane);
+      const int h = head0 + group * 16 + r;
+      if (h >= p.heads) continue;
+      const int d = wq * (kPvTiles * 16) + t * 16 + mo::frag_c_col(e, lane);
+      const std::int64_t bh = b * p.heads + h;
+      if (p.splits == 1)
+        p.out[bh * kDl + d] = o[t].v[e] * s_state[group * 16 + r];
+      else
+        p.part_acc[(bh * p.splits + split) * kDl + d] = o[t].v[e] * p.out_scale;
+    }
+  }
+}
+
+// out[b, h] = merge over splits (SoftmaxState::merge); one CTA of 128 threads per (b, h),
+// 4 output dims per thread.
+__global__ void mla_combine_kernel(const float* part_acc, const float2* part_state, float* out,
+                                   int splits) {
+  const std::int64_t bh = blockIdx.x;
+  const int d = threadIdx.x * 4;
+  attn::SoftmaxState<float> run;
+  float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+  for (int s = 0; s < splits; ++s) {
+    const float2 st = part_state[bh * splits + s];
+    attn::SoftmaxState<float> cur;
+    cur.max = st.x;
+    cur.sum = st.y;
+    if (cur.empty()) continue;  // its partial output was never written
+    float sa, sb;
+    run = attn::SoftmaxState<float>::merge(run, cur, &sa, &sb);
+    const float4 v = *reinterpret_cast<const float4*>(part_acc + (bh * splits + s) * kDl + d);
+    acc.x = acc.x * sa + v.x * sb;
+    acc.y = acc.y * sa + v.y * sb;
+    acc.z = acc.z * sa + v.z * sb;
+    acc.w = acc.w * sa + v.w * sb;
+  }
+  const float inv = run.inv_sum();
+  *reinterpret_cast<float4*>(out + bh * kDl + d) =
+      make_float4(acc.x * inv, acc.y * inv, acc.z * inv, acc.w * inv);
+}
+
+// ---------------------------------------------------------------------------- launch plan
+struct Plan {
+  MlaKernelChoice k;
+  int head_tiles = 0;
+  std::int64_t split_len = 0;
+};
+
+using KernelFn = void (*)(MlaParams);
+
+template <class T, int kHG, int kBlockN, int kStages, bool kFp8>
+KernelFn prepared_kernel(int* smem_bytes, int* threads, int* per_sm) {
+  constexpr int kBytes = Smem<kHG, kBlockN, kStages, kFp8>::kBytes;
+  constexpr int kThreads = kHG * kWarpsPerGroup * mo::kWarp;
+  KernelFn fn = mla_decode_kernel<T, kHG, kBlockN, kStages, kFp8>;
+  static const int occupancy = [&] {  // once per instantiation
+    HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(fn),
+                                  hipFuncAttributeMaxDynamicSharedMemorySize, kBytes));
+    int n = 0;
+    HIP_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&n, fn, kThreads, kBytes));
+    return n;
+  }();
+  *smem_bytes = kBytes;
+  *threads = kThreads;
+  *per_sm = occupancy;
+  return fn;
+}
+
+template <class T, bool kFp8>
+KernelFn select_kernel(const MlaKernelChoice& c, int* smem, int* threads, int* per_sm) {
+  if (c.head_groups == 1 && c.block_n == 32 && c.stages == 2)
+    return prepared_kernel<T, 1, 32, 2, kFp8>(smem, threads, per_sm);
+  if (c.head_groups == 1 && c.block_n == 32 && c.stages == 3)
+    return prepared_kernel<T, 1, 32, 3, kFp8>(smem, threads, per_sm);
+  if (c.head_groups == 1 && c.block_n == 64 && c.stages == 2)
+    return prepared_kernel<T, 1, 64, 2, kFp8>(smem, threads, per_sm);
+  if (c.head_groups == 2 && c.block_n == 32 && c.stages == 2)
+    return prepared_kernel<T, 2, 32, 2, kFp8>(smem, threads, per_sm);
+  if (c.head_groups == 2 && c.block_n == 64 && c.stages == 2)
+    return prepared_kernel<T, 2, 64, 2, kFp8>(smem, threads, per_sm);
+  throw attn::DeviceError("MLA decode: no kernel for head_groups " +
+                          std::to_string(c.head_groups) + ", block_n " +
+                          std::to_string(c.block_n) + ", stages " + std::to_string(c.stages));
+}
+
+KernelFn select_for(const MlaDeviceArgs& a, const MlaKernelChoice& c, int* smem, int* threads,
+                    int* per_sm) {
+  switch (a.dt) {
+    case attn::DType::kBf16: return select_kernel<mo::Bf16, false>(c, smem, threads, per_sm);
+    case attn::DType::kFp16: return select_kernel<mo::Fp16, false>(c, smem, threads, per_sm);
+    case attn::DType::kFp8: return select_kernel<mo::Bf16, true>(c, smem, threads, per_sm);
+    default:
+      throw attn::DeviceError("MLA decode: dtype " + std::string(attn::dtype_name(a.dt)) +
+                              " is not supported on the GPU (expected bf16, fp16 or fp8)");
+  }
+}
+
+void check_shape(const MlaDeviceArgs& a) {
+  if (a.latent_dim != kDl || a.rope_dim != kDr)
+    throw attn::DeviceError("MLA decode: the GPU kernel supports latent_dim 512 and rope_dim 64, "
+                            "found " + std::to_string(a.latent_dim) + " and " +
+                            std::to_string(a.rope_dim));
+  if (a.batch < 1 || a.seq < 1 || a.heads < 1)
+    throw attn::DeviceError("MLA decode: batch, seq and heads must be >= 1, found " +
+                            std::to_string(a.batch) + ", " + std::to_string(a.seq) + ", " +
+                            std::to_string(a.heads));
+  if (!(a.scale > 0.f) || !std::isfinite(a.scale))
+    throw attn::DeviceError("MLA decode: the softmax scale must be a positive finite number");
+}
+
+// Splits: the fewest that minimise (waves of CTAs) x (blocks per CTA), plus a small charge for
+// the combine; S and the SM count decide, so B = 1 with a long S spreads over the chip.
+Plan make_plan(const MlaDeviceArgs& a, const MlaKernelChoice* forced) {
+  check_shape(a);
+  Plan pl;
+  if (forced) {
+    pl.k = *forced;
+  } else {
+    pl.k.head_groups = a.heads <= 16 ? 1 : 2;
+    pl.k.block_n = a.heads <= 16 ? 32 : 64;
+    pl.k.stages = 2;
+    pl.k.splits = 0;
+  }
+  int smem = 0, threads = 0, per_sm = 0;
+  (void)select_for(a, pl.k, &smem, &threads, &per_sm);
+  pl.head_tiles = (a.heads + 16 * pl.k.head_groups - 1) / (16 * pl.k.head_groups);
+  const std::int64_t blocks = (a.seq + pl.k.block_n - 1) / pl.k.block_n;
+  int splits = pl.k.splits;
+  if (splits <= 0) {
+    const std::int64_t slots = std::int64_t(device_multiprocessors()) * std::max(per_sm, 1);
+    const std::int64_t base = a.batch * pl.head_tiles;
+    double best = 1e300;
+    splits = 1;
+    const std::int64_t max_splits = std::min<std::int64_t>(blocks, 256);
+    for (std::int64_t s = 1; s <= max_splits; ++s) {
+      const std::int64_t waves = (base * s + slots - 1) / slots;
+      const std::int64_t per_cta = (blocks + s - 1) / s;
+      const double cost = double(waves) * double(per_cta + 2) + (s > 1 ? 1.0 : 0.0);
+      if (cost < best - 1e-9) {
+        best = cost;
+        splits = static_cast<int>(s);
+      }
+    }
+  }
+  if (splits < 1) splits = 1;
+  const std::int64_t per = (blocks + splits - 1) / splits;
+  pl.split_len = per * pl.k.block_n;
+  pl.k.splits = static_cast<int>((blocks + per - 1) / per);  // no split left empty by rounding
+  return pl;
+}
+
+std::size_t workspace_for(const MlaDeviceArgs& a, const Plan& pl) {
+  if (pl.k.splits <= 1) return 0;
+  const std::size_t rows = std::size_t(a.batch) * std::size_t(a.heads) * std::size_t(pl.k.splits);
+  return rows * (kDl * sizeof(float) + sizeof(float2));
+}
+
+void launch_with_plan(const MlaDeviceArgs& a, const Plan& pl) {
+  check_warp_size();
+  if (!a.q || !a.kv || !a.out) throw attn::DeviceError("MLA decode: null q, kv or out pointer");
+  const std::size_t ws = workspace_for(a, pl);
+  if (ws > 0 && !a.workspace)
+    throw attn::DeviceError("MLA decode: " + std::to_string(ws) +
+                            " bytes of workspace are needed for " + std::to_string(pl.k.splits) +
+                            " splits, none given");
+  int smem = 0, threads = 0, per_sm = 0;
+  KernelFn fn = select_for(a, pl.k, &smem, &threads, &per_sm);
+  if (per_sm < 1)
+    throw attn::DeviceError("MLA decode: the kernel does not fit on this device (" +
+                            std::to_string(smem) + " bytes of shared memory per block)");
+  MlaParams p{};
+  p.q = a.q;
+  p.kv = a.kv;
+  p.lens = a.lens;
+  p.out = a.out;
+  const std::size_t rows = std::size_t(a.batch) * std::size_t(a.heads) * std::size_t(pl.k.splits);
+  p.part_acc = ws ? static_cast<float*>(a.workspace) : nullptr;
+  p.part_state = ws ? reinterpret_cast<float2*>(static_cast<float*>(a.workspace) + rows * kDl)
+                    : nullptr;
+  p.seq = a.seq;
+  p.heads = a.heads;
+  p.head_tiles = pl.head_tiles;
+  p.splits = pl.k.splits;
+  p.split_len = pl.split_len;
+  const bool fp8 = a.dt == attn::DType::kFp8;
+  p.score_scale = a.scale * (fp8 ? a.kv_scale : 1.0f);
+  p.out_scale = fp8 ? a.kv_scale : 1.0f;
+  const std::int64_t ctas = a.batch * pl.head_tiles * pl.k.splits;
+  if (ctas > std::numeric_limits<int>::max())
+    throw attn::DeviceError("MLA decode: too many blocks (" + std::to_string(ctas) + ")");
+  auto stream = static_cast<hipStream_t>(a.stream);
+  fn<<<dim3(static_cast<unsigned>(ctas)), dim3(threads), smem, stream>>>(p);
+  HIP_CHECK_LAUNCH();
+  if (pl.k.splits > 1) {
+    mla_combine_kernel<<<dim3(static_cast<unsigned>(a.batch * a.heads)), dim3(kDl / 4), 0,
+                         stream>>>(p.part_acc, p.part_state, a.out, pl.k.splits);
+    HIP_CHECK_LAUNCH();
+  }
+}
+
+}  // namespace
+
+MlaKernelChoice mla_plan(const MlaDeviceArgs& a) { return make_plan(a, nullptr).k; }
+MlaKernelChoice mla_plan(const MlaDeviceArgs& a, const MlaKernelChoice& c) {
+  return make_plan(a, &c).k;
+}
+
+std::size_t mla_workspace_bytes(const MlaDeviceArgs& a) {
+  return workspace_for(a, make_plan(a, nullptr));
+}
+std::size_t mla_workspace_bytes(const MlaDeviceArgs& a, const MlaKernelChoice& c) {
+  return workspace_for(a, make_plan(a, &c));
+}
+
+void launch_mla_decode(const MlaDeviceArgs& a) { launch_with_plan(a, make_plan(a, nullptr)); }
+void launch_mla_decode(const MlaDeviceArgs& a, const MlaKernelChoice& c) {
+  launch_with_plan(a, make_plan(a, &c));
+}
+
+}  // namespace kern

@@ -1,0 +1,239 @@
+// Per-vendor device helpers behind one interface: 16x16x16 matrix-unit tiles (mma.sync on
+// NVIDIA sm_80+, MFMA on AMD CDNA), 16-byte global->shared copies (cp.async on NVIDIA, plain
+// loads on AMD) and the fp8 e4m3 -> bf16 conversion. Kernels written against this header hold
+// no vendor-specific code.
+//
+// Tiles. Every product is expressed in 16x16x16 steps, C[16 m][16 n] += A[16 m][16 k] B[16 k][16 n],
+// with 16-bit operands (bf16 or fp16, chosen by the Bf16 / Fp16 tag) and fp32 accumulators.
+// Operands are loaded from shared memory, where a tile is addressed by a pointer to its first
+// element and a row stride `ld` in elements (a multiple of 8; rows 16-byte aligned):
+//   load_a    A stored [m][k] (k contiguous)                      -- e.g. queries, probabilities
+//   load_b_nk B stored [n][k] (k contiguous), i.e. B^T row-major   -- keys (rows = tokens)
+//   load_b_kn B stored [k][n] (n contiguous)                       -- values (rows = tokens)
+// An accumulator FragC holds kFragCElems = 256 / kWarp floats per lane; element i of lane `lane`
+// is C[frag_c_row(i, lane)][frag_c_col(i, lane)].
+//
+//   NVIDIA: two mma.sync.m16n8k16 per step, operands through ldmatrix (x4, .trans for kn).
+//           C layout: i = 4 * half + j: row = lane/4 + 8 * (j/2), col = 8 * half + 2 * (lane%4) + j%2.
+//   AMD:    one v_mfma_f32_16x16x16{bf16_1k,f16} per step on a 64-wide wavefront.
+//           A: lane holds A[lane%16][4*(lane/16) + 0..3]; B: B[4*(lane/16) + 0..3][lane%16];
+//           C: C[4*(lane/16) + i][lane%16].
+//           UNVERIFIED ON HARDWARE: this path is compile-checked for gfx90a and gfx940 by
+//           tools/hip_check.sh only; the layouts follow AMD's matrix instruction calculator.
+#pragma once
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/hip_compat.h"
+
+namespace kern {
+namespace mo {
+
+constexpr int kWarp = ATTNLAB_KWARP;  // compile-time width for layouts; the host checks it
+constexpr int kFragCElems = 256 / kWarp;
+
+struct Bf16 {};  // operand type tags
+struct Fp16 {};
+
+#if defined(ATTNLAB_HIP_ON_CUDA)
+// ---------------------------------------------------------------------------------- NVIDIA
+struct FragA { std::uint32_t r[4]; };
+struct FragB { std::uint32_t r[4]; };  // two n8 halves: r[0..1] cols 0-7, r[2..3] cols 8-15
+struct FragC { float v[8]; };
+
+__device__ __forceinline__ int frag_c_row(int i, int lane) { return lane / 4 + 8 * ((i & 3) >> 1); }
+__device__ __forceinline__ int frag_c_col(int i, int lane) {
+  return 8 * (i >> 2) + 2 * (lane % 4) + (i & 1);
+}
+
+__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void load_a(FragA& a, const std::uint16_t* s, int ld, int lane) {
+  const std::uint16_t* p = s + (lane % 16) * ld + (lane / 16) * 8;
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(a.r[0]), "=r"(a.r[1]), "=r"(a.r[2]), "=r"(a.r[3])
+               : "r"(smem_addr(p)));
+}
+__device__ __forceinline__ void load_b_nk(FragB& b, const std::uint16_t* s, int ld, int lane) {
+  const std::uint16_t* p = s + ((lane % 8) + 8 * (lane / 16)) * ld + 8 * ((lane / 8) % 2);
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(b.r[0]), "=r"(b.r[1]), "=r"(b.r[2]), "=r"(b.r[3])
+               : "r"(smem_addr(p)));
+}
+__device__ __forceinline__ void load_b_kn(FragB& b, const std::uint16_t* s, int ld, int lane) {
+  const std::uint16_t* p = s + ((lane % 8) + 8 * ((lane / 8) % 2)) * ld + 8 * (lane / 16);
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(b.r[0]), "=r"(b.r[1]), "=r"(b.r[2]), "=r"(b.r[3])
+               : "r"(smem_addr(p)));
+}
+
+template <class T>
+__device__ __forceinline__ void mma(FragC& c, const FragA& a, const FragB& b) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float* d = c.v + 4 * h;
+    if constexpr (std::is_same<T, Bf16>::value) {
+      asm volatile(
+          "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+          "{%8,%9}, {%0,%1,%2,%3};\n"
+          : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+          : "r"(a.r[0]), "r"(a.r[1]), "r"(a.r[2]), "r"(a.r[3]), "r"(b.r[2 * h]),
+            "r"(b.r[2 * h + 1]));
+    } else {
+      asm volatile(
+          "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+          "{%8,%9}, {%0,%1,%2,%3};\n"
+          : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+          : "r"(a.r[0]), "r"(a.r[1]), "r"(a.r[2]), "r"(a.r[3]), "r"(b.r[2 * h]),
+            "r"(b.r[2 * h + 1]));
+    }
+  }
+}
+
+// Two floats -> two 16-bit values (round to nearest even), lo in the low half.
+template <class T>
+__device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
+  std::uint32_t r;
+  if constexpr (std::is_same<T, Bf16>::value) {
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+  } else {
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+  }
+  return r;
+}
+
+// 16 bytes global -> shared, asynchronously; zero-fills the destination when !valid (src must
+// still be a mapped address). Completion: copy_commit() then copy_wait<n>() and a barrier.
+__device__ __forceinline__ void copy16(void* dst, const void* src, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)),
+               "l"(src), "r"(valid ? 16 : 0));
+}
+__device__ __forceinline__ void copy_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void copy_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+// Four e4m3 bytes (byte 0 first) -> four bf16, exact: e4m3x2 -> f16x2 -> f32 -> bf16x2.
+__device__ __forceinline__ void e4m3x4_to_bf16x4(std::uint32_t x, std::uint32_t& lo,
+                                                 std::uint32_t& hi) {
+  std::uint32_t h01, h23;
+  asm("{\n .reg .b16 a, b;\n mov.b32 {a, b}, %2;\n cvt.rn.f16x2.e4m3x2 %0, a;\n"
+      " cvt.rn.f16x2.e4m3x2 %1, b;\n}\n"
+      : "=r"(h01), "=r"(h23)
+      : "r"(x));
+  auto cvt = [](std::uint32_t h2) {
+    float f0, f1;
+    asm("{\n .reg .b16 a, b;\n mov.b32 {a, b}, %2;\n cvt.f32.f16 %0, a;\n cvt.f32.f16 %1, b;\n}\n"
+        : "=f"(f0), "=f"(f1)
+        : "r"(h2));
+    return pack2<Bf16>(f0, f1);
+  };
+  lo = cvt(h01);
+  hi = cvt(h23);
+}
+
+#else
+// ---------------------------------------------------------------------------------- AMD
+// UNVERIFIED ON HARDWARE (see the header comment).
+typedef short Short4 __attribute__((ext_vector_type(4)));
+typedef _Float16 Half4 __attribute__((ext_vector_type(4)));
+typedef float Float4 __attribute__((ext_vector_type(4)));
+
+struct FragA { std::uint32_t r[2]; };  // 4 x 16-bit
+struct FragB { std::uint32_t r[2]; };
+struct FragC { float v[4]; };
+
+__device__ __forceinline__ int frag_c_row(int i, int lane) { return 4 * (lane / 16) + i; }
+__device__ __forceinline__ int frag_c_col(int, int lane) { return lane % 16; }
+
+__device__ __forceinline__ void load_a(FragA& a, const std::uint16_t* s, int ld, int lane) {
+  const std::uint32_t* p =
+      reinterpret_cast<const std::uint32_t*>(s + (lane % 16) * ld + 4 * (lane / 16));
+  a.r[0] = p[0];
+  a.r[1] = p[1];
+}
+__device__ __forceinline__ void load_b_nk(FragB& b, const std::uint16_t* s, int ld, int lane) {
+  const std::uint32_t* p =
+      reinterpret_cast<const std::uint32_t*>(s + (lane % 16) * ld + 4 * (lane / 16));
+  b.r[0] = p[0];
+  b.r[1] = p[1];
+}
+__device__ __forceinline__ void load_b_kn(FragB& b, const std::uint16_t* s, int ld, int lane) {
+  const std::uint16_t* p = s + 4 * (lane / 16) * ld + lane % 16;
+  b.r[0] = std::uint32_t(p[0]) | (std::uint32_t(p[ld]) << 16);
+  b.r[1] = std::uint32_t(p[2 * ld]) | (std::uint32_t(p[3 * ld]) << 16);
+}
+
+template <class T>
+__device__ __forceinline__ void mma(FragC& c, const FragA& a, const FragB& b) {
+  Float4 acc = {c.v[0], c.v[1], c.v[2], c.v[3]};
+  if constexpr (std::is_same<T, Bf16>::value) {
+    Short4 av, bv;
+    __builtin_memcpy(&av, a.r, 8);
+    __builtin_memcpy(&bv, b.r, 8);
+    acc = __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(av, bv, acc, 0, 0, 0);
+  } else {
+    Half4 av, bv;
+    __builtin_memcpy(&av, a.r, 8);
+    __builtin_memcpy(&bv, b.r, 8);
+    acc = __builtin_amdgcn_mfma_f32_16x16x16f16(av, bv, acc, 0, 0, 0);
+  }
+  c.v[0] = acc[0];
+  c.v[1] = acc[1];
+  c.v[2] = acc[2];
+  c.v[3] = acc[3];
+}
+
+__device__ __forceinline__ std::uint32_t bf16_bits_rne(float f) {
+  std::uint32_t u = __float_as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fc0u;  // NaN stays NaN
+  return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+}
+template <class T>
+__device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
+  if constexpr (std::is_same<T, Bf16>::value) {
+    return bf16_bits_rne(lo) | (bf16_bits_rne(hi) << 16);
+  } else {
+    _Float16 l = static_cast<_Float16>(lo), h = static_cast<_Float16>(hi);
+    std::uint16_t lb, hb;
+    __builtin_memcpy(&lb, &l, 2);
+    __builtin_memcpy(&hb, &h, 2);
+    return std::uint32_t(lb) | (std::uint32_t(hb) << 16);
+  }
+}
+
+// Synchronous on AMD: visible to the block after the next barrier.
+__device__ __forceinline__ void copy16(void* dst, const void* src, bool valid) {
+  uint4 v = make_uint4(0, 0, 0, 0);
+  if (valid) v = *reinterpret_cast<const uint4*>(src);
+  *reinterpret_cast<uint4*>(dst) = v;
+}
+__device__ __forceinline__ void copy_commit() {}
+template <int N>
+__device__ __forceinline__ void copy_wait() {}
+
+__device__ __forceinline__ std::uint32_t e4m3_to_bf16_bits(std::uint32_t b) {
+  const std::uint32_t sign = (b & 0x80u) << 8, e = (b >> 3) & 15u, m = b & 7u;
+  std::uint32_t mag;
+  if ((b & 0x7fu) == 0x7fu) mag = 0x7fc0u;                                   // NaN
+  else if (e == 0) mag = __float_as_uint(float(m) * 0.001953125f) >> 16;     // m * 2^-9, exact
+  else mag = ((e + 120u) << 7) | (m << 4);
+  return sign | mag;
+}
+__device__ __forceinline__ void e4m3x4_to_bf16x4(std::uint32_t x, std::uint32_t& lo,
+                                                 std::uint32_t& hi) {
+  lo = e4m3_to_bf16_bits(x & 0xffu) | (e4m3_to_bf16_bits((x >> 8) & 0xffu) << 16);
+  hi = e4m3_to_bf16_bits((x >> 16) & 0xffu) | (e4m3_to_bf16_bits(x >> 24) << 16);
+}
+#endif
+
+__device__ __forceinline__ void zero(FragC& c) {
+#pragma unroll
+  for (int i = 0; i < kFragCElems; ++i) c.v[i] = 0.f;
+}
+
+}  // namespace mo
+}  // namespace kern

@@ -1,0 +1,163 @@
+// [gpu] MLA absorbed decode on the GPU (kern::gpu_decode_mla) against the float64 CPU reference
+// attn::decode_mla_absorbed<double>, fed the same rounded inputs the device sees.
+//
+// Tolerance: bf16 and fp16 within rtol 2e-2, atol 8e-3 (GPU MODE's bound): the kernel rounds the
+// probabilities to 16 bits before the P V product (relative 2^-9 for bf16) and accumulates in
+// fp32. fp8: the reference is fed the dequantised cache (round_to_e4m3 with the same per-tensor
+// scale), so the quantisation error is common to both sides; the kernel converts e4m3 to bf16
+// exactly and folds the scale into the score and output scales (one fp32 rounding each), so
+// what remains is the bf16 path's error and the same bound applies. NaN never passes.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "attention/dtype.h"
+#include "attention/error.h"
+#include "attention/reference.h"
+#include "kernels/gpu.h"
+
+namespace {
+
+constexpr int kDl = 512, kDr = 64, kDk = kDl + kDr;
+
+struct MlaCase {
+  std::int64_t batch;
+  std::int64_t seq;
+  int heads;
+  attn::DType dt;
+  bool ragged;  // lens = {S, 0, S/2 + 1, ...}; else no lens
+};
+
+std::vector<float> rounded(std::vector<float> x, attn::DType dt, float* scale_out) {
+  if (dt == attn::DType::kFp8) {
+    float amax = 0.f;
+    for (float v : x) amax = std::max(amax, std::fabs(v));
+    const float scale = attn::e4m3_scale_for(amax);
+    for (float& v : x) v = attn::round_to_e4m3(v, scale);
+    if (scale_out) *scale_out = scale;
+  } else if (dt == attn::DType::kFp16) {
+    for (float& v : x) v = attn::round_to_fp16(v);
+  } else {
+    for (float& v : x) v = attn::round_to_bf16(v);
+  }
+  return x;
+}
+
+void check_case(const MlaCase& c, std::uint32_t seed) {
+  INFO("seed " << seed << ", B " << c.batch << ", S " << c.seq << ", H " << c.heads << ", dtype "
+               << attn::dtype_name(c.dt) << (c.ragged ? ", ragged lens" : ", no lens"));
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> nd(0.f, 1.f);
+  attn::MlaDecodeShape s;
+  s.batch = c.batch;
+  s.seq = c.seq;
+  s.heads = c.heads;
+  s.latent_dim = kDl;
+  s.rope_dim = kDr;
+  // Queries twice the cache's spread: scores of std ~2, so the softmax is neither flat nor one-hot.
+  std::vector<float> q(std::size_t(c.batch * c.heads * kDk)), kv(std::size_t(c.batch * c.seq * kDk));
+  for (float& v : q) v = 2.f * nd(rng);
+  for (float& v : kv) v = nd(rng);
+  const attn::DType qdt = c.dt == attn::DType::kFp16 ? attn::DType::kFp16 : attn::DType::kBf16;
+  const std::vector<float> qr = rounded(q, qdt, nullptr);
+  const std::vector<float> kvr = rounded(kv, c.dt, nullptr);
+
+  std::vector<std::int64_t> lens(std::size_t(c.batch));
+  for (std::int64_t b = 0; b < c.batch; ++b) {
+    const std::int64_t pattern[3] = {c.seq, 0, c.seq / 2 + 1};
+    lens[std::size_t(b)] = b % 3 == 1 ? 0 : std::min(c.seq, pattern[b % 3] + b / 3);
+  }
+  const std::int64_t* lp = c.ragged ? lens.data() : nullptr;
+
+  const std::size_t nout = std::size_t(c.batch * c.heads * kDl);
+  std::vector<double> ref(nout);
+  attn::decode_mla_absorbed<double>(s, qr.data(), kvr.data(), lp, ref.data(), 0);
+  std::vector<float> out(nout, std::numeric_limits<float>::quiet_NaN());  // poisoned
+  // The GPU API rounds the unrounded inputs itself; rounding is idempotent, so it sees qr, kvr.
+  kern::gpu_decode_mla(s, q.data(), kv.data(), lp, out.data(), c.dt);
+
+  const double rtol = 2e-2, atol = 8e-3;
+  std::size_t bad = 0, first_bad = nout;
+  double max_err = 0;
+  for (std::size_t i = 0; i < nout; ++i) {
+    const double err = std::fabs(double(out[i]) - ref[i]);
+    if (!(err <= atol + rtol * std::fabs(ref[i]))) {  // NaN fails here
+      if (bad++ == 0) first_bad = i;
+    }
+    if (std::isnan(err)) max_err = std::numeric_limits<double>::infinity();
+    else max_err = std::max(max_err, err);
+  }
+  INFO("max abs error " << max_err << ", elements out of tolerance " << bad << " of " << nout);
+  if (first_bad < nout)
+    INFO("first bad element " << first_bad << ": gpu " << out[first_bad] << ", ref "
+                              << ref[first_bad]);
+  CHECK(bad == 0);
+  if (c.ragged) {  // a zero-length sequence (b % 3 == 1) gives exact zeros
+    for (std::int64_t b = 1; b < c.batch; b += 3)
+      for (std::size_t i = std::size_t(b * c.heads * kDl); i < std::size_t((b + 1) * c.heads * kDl); ++i)
+        REQUIRE(out[i] == 0.f);
+  }
+}
+
+bool have_gpu() { return kern::query_device().available; }
+
+}  // namespace
+
+TEST_CASE("gpu MLA decode matches the float64 reference on awkward shapes (bf16)", "[gpu][mla]") {
+  if (!have_gpu()) return;
+  std::uint32_t seed = 20261202;
+  for (int h : {1, 3, 16, 63, 128})
+    for (std::int64_t sq : {1, 54, 97, 4096}) {
+      const std::int64_t b = sq >= 4096 && h >= 63 ? 2 : 3;
+      check_case({b, sq, h, attn::DType::kBf16, true}, seed++);
+    }
+  check_case({2, 97, 16, attn::DType::kBf16, false}, seed++);
+}
+
+TEST_CASE("gpu MLA decode with a long sequence and small batch splits the KV (bf16)",
+          "[gpu][mla]") {
+  if (!have_gpu()) return;
+  check_case({1, 70000, 16, attn::DType::kBf16, false}, 7001);
+  check_case({4, 70000, 9, attn::DType::kBf16, true}, 7002);
+}
+
+TEST_CASE("gpu MLA decode matches the reference with fp16 inputs", "[gpu][mla]") {
+  if (!have_gpu()) return;
+  std::uint32_t seed = 16001;
+  for (int h : {3, 16, 128})
+    for (std::int64_t sq : {54, 4096}) check_case({3, sq, h, attn::DType::kFp16, true}, seed++);
+}
+
+TEST_CASE("gpu MLA decode matches the reference with an fp8 e4m3 cache", "[gpu][mla]") {
+  if (!have_gpu()) return;
+  std::uint32_t seed = 8001;
+  for (int h : {1, 16, 63, 128})
+    for (std::int64_t sq : {1, 97, 4096}) check_case({3, sq, h, attn::DType::kFp8, true}, seed++);
+  check_case({2, 70000, 16, attn::DType::kFp8, true}, seed++);
+}
+
+TEST_CASE("gpu MLA decode reports unsupported inputs as errors", "[gpu][mla]") {
+  if (!have_gpu()) return;
+  attn::MlaDecodeShape s;
+  s.batch = 1;
+  s.seq = 4;
+  s.heads = 2;
+  std::vector<float> q(2 * kDk, 0.5f), kv(4 * kDk, 0.25f), out(2 * kDl);
+  CHECK_THROWS_AS(kern::gpu_decode_mla(s, q.data(), kv.data(), nullptr, out.data(),
+                                       attn::DType::kFp32),
+                  attn::DeviceError);
+  s.latent_dim = 256;  // the kernel is built for Dl = 512, Dr = 64
+  CHECK_THROWS_AS(kern::gpu_decode_mla(s, q.data(), kv.data(), nullptr, out.data(),
+                                       attn::DType::kBf16),
+                  attn::DeviceError);
+  s.latent_dim = 512;
+  const std::int64_t too_long[1] = {5};
+  CHECK_THROWS_AS(kern::gpu_decode_mla(s, q.data(), kv.data(), too_long, out.data(),
+                                       attn::DType::kBf16),
+                  attn::InputError);
+}

@@ -1,0 +1,165 @@
+// The attention, latency and tour panels draw frames in a headless ImGui context (no backend,
+// no window) for every variant of a model and every tour step, without an ImGui assert; the
+// latency panel keeps drawing while a CPU benchmark runs and takes its results when it ends.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <functional>
+#include <thread>
+
+#include <imgui.h>
+
+#include "app/app_state.h"
+#include "app/job_runner.h"
+#include "app/panels.h"
+#include "attention/presets.h"
+
+namespace {
+
+// An ImGui context of its own (the previous one is restored), with a built font atlas.
+class HeadlessImGui {
+ public:
+  HeadlessImGui() : prev_(ImGui::GetCurrentContext()) {
+    ctx_ = ImGui::CreateContext();
+    ImGui::SetCurrentContext(ctx_);
+    ImGuiIO& io = ImGui::GetIO();
+    io.DisplaySize = ImVec2(1600, 1000);
+    io.IniFilename = nullptr;
+    io.DeltaTime = 1.0f / 60.0f;
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+  }
+  ~HeadlessImGui() {
+    ImGui::DestroyContext(ctx_);
+    ImGui::SetCurrentContext(prev_);
+  }
+  void frame(const std::function<void()>& draw) {
+    ImGui::NewFrame();
+    draw();
+    ImGui::Render();
+  }
+
+ private:
+  ImGuiContext* prev_;
+  ImGuiContext* ctx_;
+};
+
+app::App make_app(const std::string& preset) {
+  app::App a;
+  a.device = kern::DeviceInfo{};  // no GPU: the GPU choice shows greyed with the reason
+  a.device.reason = "test: no GPU";
+  REQUIRE(app::load_preset(a, preset));
+  return a;
+}
+
+void draw_mine(app::App& a) {
+  app::draw_attention_panel(a);
+  app::draw_latency_panel(a);
+  app::draw_tour_panel(a);
+}
+
+}  // namespace
+
+TEST_CASE("gui2 panels: every preset and every what-if variant draw without an assert",
+          "[gui][panels]") {
+  HeadlessImGui imgui;
+  for (const attn::ModelConfig& m : attn::presets()) {
+    CAPTURE(m.name);
+    app::App a = make_app(m.name);
+    a.show_tour = true;
+    for (const char* v : {"", "mha", "mqa", "gqa", "swa", "mla"}) {
+      CAPTURE(v);
+      app::set_what_if_variant(a, v);
+      for (int f = 0; f < 2; ++f) imgui.frame([&] { draw_mine(a); });
+      if (a.model_error.empty()) {
+        CHECK(a.attention.error.empty());
+        CHECK(a.attention.q_heads >= 1);
+        // The matrices match the layer shown ([Hq, T, S]) and masked cells are exactly the
+        // causal (and window) ones: -inf scores, zero probabilities.
+        const auto& r = a.attention.result;
+        REQUIRE(r.scores.shape.size() == 3);
+        CHECK(r.scores.shape[0] == a.attention.q_heads);
+        CHECK(r.scores.shape[1] == a.attention.tokens);
+        for (std::size_t i = 0; i < a.attention.masked.size(); ++i)
+          if (a.attention.masked[i]) CHECK(r.probs.data[i] == 0.0);
+      }
+    }
+  }
+}
+
+TEST_CASE("gui2 panels: the attention masks are causal and windowed", "[gui][panels]") {
+  HeadlessImGui imgui;
+  app::App a = make_app("mistral-7b-v0.1");  // all layers slide, W 4096 > T: picture window
+  a.attention.tokens = 16;
+  a.attention.picture_window = 4;
+  imgui.frame([&] { app::draw_attention_panel(a); });
+  REQUIRE(a.attention.error.empty());
+  const int t = a.attention.tokens;
+  CHECK(a.attention.window == 4);
+  CHECK_FALSE(a.attention.window_from_model);
+  for (int i = 0; i < t; ++i)
+    for (int j = 0; j < t; ++j) {
+      CAPTURE(i, j);
+      const bool keep = j <= i && j > i - 4;  // query at position i sees keys i-3 .. i
+      CHECK(a.attention.masked[static_cast<std::size_t>(i * t + j)] == (keep ? 0 : 1));
+    }
+  // Each probability row sums to one.
+  for (int i = 0; i < t; ++i) {
+    double sum = 0;
+    for (int j = 0; j < t; ++j) sum += a.attention.result.probs.data[static_cast<std::size_t>(i * t + j)];
+    CHECK(sum == Approx(1.0).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("gui2 panels: every tour step sets the panels up and draws", "[gui][tour]") {
+  HeadlessImGui imgui;
+  app::App a = make_app("llama-3-8b");
+  a.show_tour = true;
+  REQUIRE(app::tour_step_count() >= 8);
+  for (int s = 0; s < app::tour_step_count(); ++s) {
+    CAPTURE(s);
+    a.tour.step = s;
+    for (int f = 0; f < 2; ++f) imgui.frame([&] { draw_mine(a); });
+    CHECK(a.tour.applied_step == s);
+    CHECK(a.model_error.empty());
+  }
+  a.tour.step = 0;  // the first step loads DeepSeek-V3 (MLA)
+  imgui.frame([&] { app::draw_tour_panel(a); });
+  CHECK(a.model.variant == attn::Variant::kMla);
+}
+
+TEST_CASE("gui2 panels: the latency panel draws while a CPU job runs and collects it",
+          "[gui][latency]") {
+  HeadlessImGui imgui;
+  app::App a = make_app("llama-3-8b");
+  a.latency.runner = std::make_shared<app::JobRunner>();
+  kern::BenchCase c;
+  c.batch = 1;
+  c.seq = 64;
+  c.q_heads = 4;
+  c.kv_heads = 2;
+  c.head_dim = 32;
+  kern::BenchOptions opt;
+  opt.threads = 1;
+  opt.min_runs = 3;
+  opt.min_seconds = 0.0;
+  REQUIRE(a.latency.runner->start({c, c}, opt, "test"));
+  const std::size_t before = a.latency.sets.size();  // recorded results are loaded on draw
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  int frames = 0;
+  while (std::chrono::steady_clock::now() < until) {
+    imgui.frame([&] { app::draw_latency_panel(a); });
+    ++frames;
+    if (!a.latency.runner->running() && a.latency.sets.size() > before) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  CAPTURE(frames);
+  REQUIRE(a.latency.sets.size() == before + 1);
+  const app::ResultSet& s = a.latency.sets.back();
+  CHECK(s.origin == app::ResultSet::Origin::kRun);
+  CHECK(s.report.results.size() == 2);
+  CHECK(a.latency.job_error.empty());
+  // The other tabs' content draws with results present.
+  for (int f = 0; f < 2; ++f) imgui.frame([&] { app::draw_latency_panel(a); });
+}
