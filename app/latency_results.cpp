@@ -84,25 +84,6 @@ std::string results_csv(const kern::BenchReport& r) {
   return o.str();
 }
 
-void write_file_atomic(const std::string& path, const std::string& text) {
-  if (path.empty()) throw attn::InputError("export: the file name is empty");
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw attn::InputError(path + ": cannot write (" + tmp + " cannot be created)");
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw attn::InputError(path + ": write error");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw attn::InputError(path + ": cannot rename " + tmp + " into place");
-  }
-}
-
 std::string provenance_line(const kern::BenchReport& r) {
   std::string s = r.device.name.empty() ? r.device.kind : r.device.name;
   if (!r.device.driver.empty()) s += " | driver " + r.device.driver;

@@ -1,5 +1,6 @@
 // Results files for the latency panel: the recorded ones embedded from assets/results/, import
-// of a user's file, export as JSON or CSV (written to a temporary name and renamed). No ImGui.
+// of a user's file, export as JSON or CSV (written atomically with attn::write_file_atomic:
+// a temporary name, then rename). No ImGui.
 #pragma once
 #include <string>
 #include <vector>
@@ -17,8 +18,6 @@ void load_recorded_results(LatencyState& st);
 kern::BenchReport read_results_file(const std::string& path);
 // One line per result, a header first; the columns of `bench --json` plus the provenance.
 std::string results_csv(const kern::BenchReport& r);
-// Writes text to path.tmp, then renames it over path. Throws InputError naming the path.
-void write_file_atomic(const std::string& path, const std::string& text);
 // "NVIDIA H200 · driver 570.1 · CUDA 13.0 · 2026-12-02T17:00:00Z · commit abc123"
 std::string provenance_line(const kern::BenchReport& r);
 

@@ -22,6 +22,7 @@
 #include "app/latency_results.h"
 #include "app/latency_tables.h"
 #include "app/panels.h"
+#include "attention/npy.h"
 #include "attention/roofline.h"
 #include "visuals/plot.h"
 #include "visuals/roofline.h"
@@ -100,6 +101,7 @@ void start_job(App& app) {
   // 0 = all cores but one, which the UI keeps (frames stay smooth while the CPU is timed).
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   opt.threads = st.cpu_threads > 0 ? st.cpu_threads : std::max(1, cores - 1);
+  opt.suite = st.workload == 0 ? std::string() : std::string(kWorkloads[st.workload]);
   opt.min_runs = std::max(1, st.min_runs);
   opt.min_seconds = std::max(0.0, static_cast<double>(st.min_seconds));
   const std::string title = std::string(kWorkloads[st.workload]) + " on " +
@@ -118,7 +120,7 @@ void collect_outcome(App& app) {
   if (!o) return;
   if (o->state == JobState::kFailed) {
     st.job_error = "The benchmark failed: " + o->error;
-    app.messages.push_back("latency: " + st.job_error);
+    post_message(app, "latency: " + st.job_error);
     return;
   }
   if (o->state == JobState::kCancelled)
@@ -270,7 +272,7 @@ void draw_sets(LatencyState& st) {
   if (ImGui::Button("Export")) {
     try {
       const kern::BenchReport& r = st.sets[sel].report;
-      write_file_atomic(st.export_path,
+      attn::write_file_atomic(st.export_path,
                         st.export_format == 0 ? kern::bench_report_json(r) : results_csv(r));
       st.io_message = "wrote " + std::string(st.export_path);
       st.io_error = false;

@@ -374,7 +374,10 @@ void body_tp(App& app) {
         continue;
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      ImGui::Text("%s (Hkv %d)", v, m.kv_heads);
+      if (m.variant == attn::Variant::kMla)
+        ImGui::Text("%s (one latent, Dl %d + Dr %d)", v, m.latent_dim, m.rope_dim);
+      else
+        ImGui::Text("%s (Hkv %d)", v, m.kv_heads);
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(vis::format_bytes(static_cast<double>(r.per_device_bytes)).c_str());
       ImGui::TableNextColumn();
@@ -439,9 +442,16 @@ void draw_tour_panel(App& app) {
   ImGui::SameLine();
   ImGui::Text("step %d of %d", t.step + 1, kStepCount);
   ImGui::SameLine();
-  if (ImGui::SmallButton("set the panels up again")) t.applied_step = -1;
+  if (ImGui::SmallButton("set the panels up for this step")) {
+    t.applied_step = -1;
+    t.setup_requested = true;
+  }
   t.step = std::clamp(t.step, 0, kStepCount - 1);
   const Step& cur = kSteps[t.step];
+  // The tour's first frame leaves the model as it is (from the command line or the last
+  // session); moving to a step, or the button above, sets the panels up for it.
+  if (t.applied_step == -1 && !t.setup_requested) t.applied_step = t.step;
+  t.setup_requested = false;
   if (t.applied_step != t.step) {
     cur.apply(app);
     show_panel(app, cur.panel);

@@ -72,8 +72,10 @@ void LayerShape::validate() const {
     check_range("latent_dim", latent_dim, 1, Limits::kMaxHeadDim);
     check_range("rope_dim", rope_dim, 0, Limits::kMaxHeadDim);
     if (kv_heads != 1)
-      throw InputError("kv_heads must be 1 for mla: the latent cache is shared by all heads "
-                       "(found Hkv " + str(kv_heads) + ")");
+      throw InputError(
+          "kv_heads must be 1 for mla: the latent cache is shared by all heads "
+          "(found Hkv " +
+          str(kv_heads) + ")");
     if (head_dim != latent_dim + rope_dim)
       throw InputError("head_dim must equal latent_dim + rope_dim for mla (found D " +
                        str(head_dim) + ", Dl " + str(latent_dim) + ", Dr " + str(rope_dim) + ")");
@@ -85,8 +87,8 @@ void LayerShape::validate() const {
     return;
   }
   if (q_heads % kv_heads != 0)
-    throw InputError("q_heads must be divisible by kv_heads (found Hq " + str(q_heads) +
-                     ", Hkv " + str(kv_heads) + ")");
+    throw InputError("q_heads must be divisible by kv_heads (found Hq " + str(q_heads) + ", Hkv " +
+                     str(kv_heads) + ")");
   if (variant == Variant::kMha && kv_heads != q_heads)
     throw InputError("kv_heads must equal q_heads for mha (found Hq " + str(q_heads) + ", Hkv " +
                      str(kv_heads) + ")");
@@ -165,14 +167,14 @@ void ModelConfig::validate() const {
     check_range("latent_dim", latent_dim, 1, Limits::kMaxHeadDim);
     check_range("rope_dim", rope_dim, 0, Limits::kMaxHeadDim);
     check_range("qk_nope_dim", qk_nope_dim, 0, Limits::kMaxHeadDim);
-    check_range("q_lora_rank", q_lora_rank, 0, std::int64_t(Limits::kMaxHeads) * Limits::kMaxHeadDim);
+    check_range("q_lora_rank", q_lora_rank, 0,
+                std::int64_t(Limits::kMaxHeads) * Limits::kMaxHeadDim);
     if (num_sliding() != 0)
       throw InputError("layers: mla layers cannot slide (found " + str(num_sliding()) +
                        " sliding layers)");
   } else {
     if (num_sliding() > 0 && window < 1)
-      throw InputError("window must be at least 1 when layers slide (found W " + str(window) +
-                       ")");
+      throw InputError("window must be at least 1 when layers slide (found W " + str(window) + ")");
     if (variant == Variant::kSwa && num_sliding() != num_layers)
       throw InputError("variant swa needs every layer sliding (found " + str(num_sliding()) +
                        " of " + str(num_layers) + ")");
@@ -180,8 +182,8 @@ void ModelConfig::validate() const {
   // Each distinct layer kind once (the shapes of layers of one kind are identical).
   bool seen_full = false, seen_sliding = false;
   for (int i = 0; i < num_layers; ++i) {
-    bool& seen = layers[static_cast<std::size_t>(i)] == LayerKind::kSliding ? seen_sliding
-                                                                            : seen_full;
+    bool& seen =
+        layers[static_cast<std::size_t>(i)] == LayerKind::kSliding ? seen_sliding : seen_full;
     if (seen) continue;
     seen = true;
     try {
@@ -195,10 +197,11 @@ void ModelConfig::validate() const {
 ModelConfig apply_what_if(const ModelConfig& model, const WhatIf& w) {
   ModelConfig m = model;
   const std::string label(variant_name(w.variant));
-  m.display_name = (model.display_name.empty() ? model.name : model.display_name) + " as " +
-                   label;
+  m.display_name = (model.display_name.empty() ? model.name : model.display_name) + " as " + label;
   m.variant = w.variant;
-  const auto all = [&m](LayerKind k) { m.layers.assign(static_cast<std::size_t>(m.num_layers), k); };
+  const auto all = [&m](LayerKind k) {
+    m.layers.assign(static_cast<std::size_t>(m.num_layers), k);
+  };
   if (w.variant == Variant::kMla) {
     check_range("latent_dim", w.latent_dim, 1, Limits::kMaxHeadDim);
     check_range("rope_dim", w.rope_dim, 0, Limits::kMaxHeadDim);
@@ -237,8 +240,8 @@ ModelConfig apply_what_if(const ModelConfig& model, const WhatIf& w) {
       if (w.kv_heads != 0) {
         check_range("kv_heads", w.kv_heads, 1, Limits::kMaxHeads);
         if (m.q_heads % w.kv_heads != 0)
-          throw InputError("kv_heads must divide q_heads (found Hq " + str(m.q_heads) +
-                           ", Hkv " + str(w.kv_heads) + ")");
+          throw InputError("kv_heads must divide q_heads (found Hq " + str(m.q_heads) + ", Hkv " +
+                           str(w.kv_heads) + ")");
         m.kv_heads = w.kv_heads;
       }
       break;

@@ -45,12 +45,12 @@ DecodeCost decode_cost(const LayerShape& layer, std::int64_t batch, std::int64_t
     throw InputError("batch must be between 1 and " + std::to_string(Limits::kMaxBatch) +
                      " (found " + std::to_string(batch) + ")");
   if (seq < 1 || seq > Limits::kMaxSeq)
-    throw InputError("seq must be between 1 and " + std::to_string(Limits::kMaxSeq) +
-                     " (found " + std::to_string(seq) + ")");
+    throw InputError("seq must be between 1 and " + std::to_string(Limits::kMaxSeq) + " (found " +
+                     std::to_string(seq) + ")");
   layer.validate();
   const double b = static_cast<double>(batch);
-  const double p = static_cast<double>(layer.window > 0 ? std::min<std::int64_t>(seq, layer.window)
-                                                        : seq);
+  const double p =
+      static_cast<double>(layer.window > 0 ? std::min<std::int64_t>(seq, layer.window) : seq);
   const double act = dtype_bytes_per_element(activation_dtype(kv_dt));
   const double h = layer.q_heads;
   DecodeCost c;

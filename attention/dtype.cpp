@@ -168,7 +168,8 @@ float e4m3_bits_to_float(std::uint8_t b) {
     std::array<float, 256> t{};
     for (int c = 0; c < 256; ++c) {
       const auto mag = static_cast<std::uint8_t>(c & 0x7f);
-      const float v = mag == kE4m3NaN ? std::numeric_limits<float>::quiet_NaN() : e4m3_magnitude(mag);
+      const float v =
+          mag == kE4m3NaN ? std::numeric_limits<float>::quiet_NaN() : e4m3_magnitude(mag);
       t[static_cast<std::size_t>(c)] = std::copysign(v, (c & 0x80) ? -1.0f : 1.0f);
     }
     return t;
@@ -181,8 +182,8 @@ float round_to_fp16(float x) { return fp16_bits_to_float(float_to_fp16_bits(x));
 
 float round_to_e4m3(float x, float scale) {
   if (!(scale > 0.0f) || !std::isfinite(scale))
-    throw InputError("fp8 scale must be a positive finite number (found " +
-                     std::to_string(scale) + ")");
+    throw InputError("fp8 scale must be a positive finite number (found " + std::to_string(scale) +
+                     ")");
   return e4m3_bits_to_float(float_to_e4m3_bits(x / scale)) * scale;
 }
 

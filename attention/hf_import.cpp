@@ -119,8 +119,11 @@ class Fields {
  public:
   Fields(const json& obj, std::string prefix, std::string origin, std::string model_type,
          std::vector<std::string>* notes)
-      : obj_(obj), prefix_(std::move(prefix)), origin_(std::move(origin)),
-        model_type_(std::move(model_type)), notes_(notes) {}
+      : obj_(obj),
+        prefix_(std::move(prefix)),
+        origin_(std::move(origin)),
+        model_type_(std::move(model_type)),
+        notes_(notes) {}
 
   [[noreturn]] void fail(const std::string& key, const std::string& what) const {
     throw InputError(origin_ + ": field '" + prefix_ + key + "': " + what);
@@ -153,7 +156,8 @@ class Fields {
       x = v->get<std::int64_t>();
     } else if (v->is_number_unsigned()) {
       const std::uint64_t u = v->get<std::uint64_t>();
-      if (u > static_cast<std::uint64_t>(hi)) fail(key, want + " up to " + std::to_string(hi) + ", found " + describe(*v));
+      if (u > static_cast<std::uint64_t>(hi))
+        fail(key, want + " up to " + std::to_string(hi) + ", found " + describe(*v));
       x = static_cast<std::int64_t>(u);
     } else if (v->is_number_float()) {
       const double d = v->get<double>();
@@ -243,8 +247,9 @@ void read_windows(const Fields& f, const std::string& model_type, ModelConfig& m
   m.window = 0;
   // Gemma 2's legacy sliding_window_size counts only where sliding_window is not written at
   // all; an explicit "sliding_window": null means no window.
-  const std::string w_key =
-      !f.has("sliding_window") && f.has("sliding_window_size") ? "sliding_window_size" : "sliding_window";
+  const std::string w_key = !f.has("sliding_window") && f.has("sliding_window_size")
+                                ? "sliding_window_size"
+                                : "sliding_window";
   const bool w_null = f.has(w_key) && f.find(w_key) == nullptr;
   const bool w_written = f.find(w_key) != nullptr;
   const std::optional<bool> use_sw =
@@ -262,10 +267,12 @@ void read_windows(const Fields& f, const std::string& model_type, ModelConfig& m
     // a fixed-size state) are left out of the model; chunked attention (Llama 4) keeps at most
     // attention_chunk_size tokens, counted as a window of that size.
     if (!types->is_array())
-      f.fail("layer_types", "expected an array of \"full_attention\" / \"sliding_attention\", found " +
-                                describe(*types));
+      f.fail("layer_types",
+             "expected an array of \"full_attention\" / \"sliding_attention\", found " +
+                 describe(*types));
     if (types->size() != n)
-      f.fail("layer_types", "expected " + std::to_string(n) + " entries (num_hidden_layers), found " +
+      f.fail("layer_types", "expected " + std::to_string(n) +
+                                " entries (num_hidden_layers), found " +
                                 std::to_string(types->size()));
     std::vector<LayerKind> kinds;
     int stateful = 0, chunked = 0, sliding = 0;
@@ -290,7 +297,8 @@ void read_windows(const Fields& f, const std::string& model_type, ModelConfig& m
       }
     }
     if (kinds.empty())
-      f.fail("layer_types", "no attention layer (every layer keeps a fixed-size state, no KV cache)");
+      f.fail("layer_types",
+             "no attention layer (every layer keeps a fixed-size state, no KV cache)");
     if (stateful > 0) {
       m.notes.push_back(f.prefix() + "layer_types: " + std::to_string(stateful) +
                         " layers keep a fixed-size state instead of a KV cache and are not "
@@ -304,14 +312,18 @@ void read_windows(const Fields& f, const std::string& model_type, ModelConfig& m
       m.layers.assign(m.layers.size(), LayerKind::kFull);
     };
     if (sliding + chunked == 0) return;
-    if (m.variant == Variant::kMla) return all_full(f.prefix() + "layer_types: MLA layers attend in full");
+    if (m.variant == Variant::kMla)
+      return all_full(f.prefix() + "layer_types: MLA layers attend in full");
     std::optional<std::int64_t> w;
     if (sliding > 0) {
-      if (sw_off) return all_full(f.prefix() + "layer_types' sliding layers attend in full: use_sliding_window is false");
+      if (sw_off)
+        return all_full(f.prefix() +
+                        "layer_types' sliding layers attend in full: use_sliding_window is false");
       w = window();
       if (!w) {
         if (!w_null) f.fail("sliding_window", "missing, but layer_types marks sliding layers");
-        return all_full(f.prefix() + "layer_types marks sliding layers but sliding_window is null: "
+        return all_full(f.prefix() +
+                        "layer_types marks sliding layers but sliding_window is null: "
                         "every layer attends in full");
       }
     }
@@ -320,9 +332,12 @@ void read_windows(const Fields& f, const std::string& model_type, ModelConfig& m
       if (!c) f.fail("attention_chunk_size", "missing, but layer_types marks chunked layers");
       if (w && *w != *c)
         f.fail("attention_chunk_size", "differs from sliding_window (found " + std::to_string(*c) +
-                                           " and " + std::to_string(*w) + "): one window per model");
-      m.notes.push_back(f.prefix() + "layer_types: chunked_attention layers counted as a window of "
-                        "attention_chunk_size " + std::to_string(*c) + " tokens (their cache bound)");
+                                           " and " + std::to_string(*w) +
+                                           "): one window per model");
+      m.notes.push_back(f.prefix() +
+                        "layer_types: chunked_attention layers counted as a window of "
+                        "attention_chunk_size " +
+                        std::to_string(*c) + " tokens (their cache bound)");
       w = c;
     }
     m.window = to_int(*w);
@@ -383,14 +398,15 @@ ModelConfig import_hf_config_text(const std::string& text, const std::string& or
   std::string prefix;
   // The language model of a multimodal checkpoint: text_config (Gemma 3, LLaVA, Mistral 3),
   // or, where the top level has no layers of its own, llm_config (InternVL) / language_config.
-  const bool top_has_layers = top.contains("num_hidden_layers") || top.contains("n_layer") ||
-                              top.contains("num_layers");
+  const bool top_has_layers =
+      top.contains("num_hidden_layers") || top.contains("n_layer") || top.contains("num_layers");
   for (const char* key : {"text_config", "llm_config", "language_config"}) {
     const auto it = top.find(key);
     if (it == top.end() || it->is_null()) continue;
     if (std::string(key) != "text_config" && top_has_layers) continue;
     if (!it->is_object())
-      throw InputError(origin + ": field '" + key + "': expected an object, found " + describe(*it));
+      throw InputError(origin + ": field '" + key + "': expected an object, found " +
+                       describe(*it));
     cfg = &*it;
     prefix = std::string(key) + ".";
     break;
@@ -407,25 +423,31 @@ ModelConfig import_hf_config_text(const std::string& text, const std::string& or
   const Fields f(*cfg, prefix, origin, model_type, &m.notes);
   constexpr std::int64_t kMaxHidden = std::int64_t(Limits::kMaxHeads) * Limits::kMaxHeadDim;
 
-  const std::string layers_key = f.first_present({"num_hidden_layers", "n_layer", "num_layers"}).value_or("num_hidden_layers");
+  const std::string layers_key =
+      f.first_present({"num_hidden_layers", "n_layer", "num_layers"}).value_or("num_hidden_layers");
   m.num_layers = to_int(f.required(layers_key, 1, Limits::kMaxLayers, "the number of layers"));
-  const std::string heads_key = f.first_present({"num_attention_heads", "n_head"}).value_or("num_attention_heads");
+  const std::string heads_key =
+      f.first_present({"num_attention_heads", "n_head"}).value_or("num_attention_heads");
   m.q_heads = to_int(f.required(heads_key, 1, Limits::kMaxHeads, "the number of query heads"));
   const std::string hidden_key = f.first_present({"hidden_size", "n_embd"}).value_or("hidden_size");
   const auto hidden = f.integer_or_default(hidden_key, 1, kMaxHidden);
   m.hidden_size = hidden ? to_int(*hidden) : 0;
 
   const std::string seq_key =
-      f.first_present({"max_position_embeddings", "n_positions", "seq_length"}).value_or("max_position_embeddings");
+      f.first_present({"max_position_embeddings", "n_positions", "seq_length"})
+          .value_or("max_position_embeddings");
   m.max_seq = f.required(seq_key, 1, Limits::kMaxSeq, "the model's maximum context");
 
   if (f.find("kv_lora_rank")) {
     // MLA (DeepSeek V2/V3 and kin): one latent of kv_lora_rank + qk_rope_head_dim per token.
     m.variant = Variant::kMla;
     m.latent_dim = to_int(*f.integer("kv_lora_rank", 1, Limits::kMaxHeadDim));
-    m.rope_dim = to_int(f.required("qk_rope_head_dim", 0, Limits::kMaxHeadDim, "MLA's decoupled RoPE width"));
-    m.qk_nope_dim = to_int(f.required("qk_nope_head_dim", 0, Limits::kMaxHeadDim, "MLA's per-head key width without RoPE"));
-    m.value_dim = to_int(f.required("v_head_dim", 1, Limits::kMaxHeadDim, "MLA's per-head value width"));
+    m.rope_dim = to_int(
+        f.required("qk_rope_head_dim", 0, Limits::kMaxHeadDim, "MLA's decoupled RoPE width"));
+    m.qk_nope_dim = to_int(f.required("qk_nope_head_dim", 0, Limits::kMaxHeadDim,
+                                      "MLA's per-head key width without RoPE"));
+    m.value_dim =
+        to_int(f.required("v_head_dim", 1, Limits::kMaxHeadDim, "MLA's per-head value width"));
     m.q_lora_rank = to_int(f.integer("q_lora_rank", 0, kMaxHidden).value_or(0));
     if (m.qk_nope_dim + m.rope_dim < 1 || m.qk_nope_dim + m.rope_dim > Limits::kMaxHeadDim)
       f.fail("qk_nope_head_dim", "qk_nope_head_dim + qk_rope_head_dim must be between 1 and " +
@@ -444,20 +466,24 @@ ModelConfig import_hf_config_text(const std::string& text, const std::string& or
         const double mscale = 0.1 * ms->get<double>() * std::log(fa->get<double>()) + 1.0;
         std::ostringstream o;
         o.precision(4);
-        o << prefix << "rope scaling: YaRN would multiply the softmax scale by mscale^2 = "
-          << mscale * mscale << "; the scale used is 1/sqrt(qk_nope_head_dim + qk_rope_head_dim)";
+        o << prefix
+          << "rope scaling: YaRN would multiply the softmax scale by mscale^2 = " << mscale * mscale
+          << "; the scale used is 1/sqrt(qk_nope_head_dim + qk_rope_head_dim)";
         m.notes.push_back(o.str());
       }
     }
   } else {
     // kv heads: Falcon's rule first (new_decoder_architecture / multi_query), then the field.
-    const bool new_arch = f.boolean("new_decoder_architecture").value_or(model_type == "RefinedWeb");
+    const bool new_arch =
+        f.boolean("new_decoder_architecture").value_or(model_type == "RefinedWeb");
     const bool multi_query = f.boolean("multi_query").value_or(model_type == "falcon");
     std::optional<std::string> kv_key =
         f.first_present({"num_key_value_heads", "num_kv_heads", "n_head_kv"});
     std::optional<std::int64_t> kv;
-    if (kv_key) kv = f.integer(*kv_key, 1, Limits::kMaxHeads);
-    else kv = f.integer_or_default("num_key_value_heads", 1, Limits::kMaxHeads);
+    if (kv_key)
+      kv = f.integer(*kv_key, 1, Limits::kMaxHeads);
+    else
+      kv = f.integer_or_default("num_key_value_heads", 1, Limits::kMaxHeads);
     if (f.boolean("multi_query_attention").value_or(false)) {
       // ChatGLM: multi_query_attention with multi_query_group_num kv heads.
       if (const auto g = f.integer("multi_query_group_num", 1, Limits::kMaxHeads)) {
@@ -472,11 +498,12 @@ ModelConfig import_hf_config_text(const std::string& text, const std::string& or
     }
     m.kv_heads = to_int(kv.value_or(m.q_heads));  // absent: MHA
     if (m.q_heads % m.kv_heads != 0)
-      f.fail(kv_key.value_or("num_key_value_heads"),
-             "must divide " + heads_key + " (found Hq " + std::to_string(m.q_heads) + ", Hkv " +
-                 std::to_string(m.kv_heads) + ")");
+      f.fail(kv_key.value_or("num_key_value_heads"), "must divide " + heads_key + " (found Hq " +
+                                                         std::to_string(m.q_heads) + ", Hkv " +
+                                                         std::to_string(m.kv_heads) + ")");
 
-    const std::string hd_key = !f.find("head_dim") && f.find("kv_channels") ? "kv_channels" : "head_dim";
+    const std::string hd_key =
+        !f.find("head_dim") && f.find("kv_channels") ? "kv_channels" : "head_dim";
     if (const auto hd = f.integer_or_default(hd_key, 1, Limits::kMaxHeadDim)) {
       m.head_dim = to_int(*hd);
     } else {
@@ -497,7 +524,8 @@ ModelConfig import_hf_config_text(const std::string& text, const std::string& or
     if (const auto s = f.positive_number("query_pre_attn_scalar")) {
       m.scale = 1.0 / std::sqrt(*s);
     } else if (model_type == "gemma3_text" || model_type == "gemma3") {
-      m.scale = 1.0 / std::sqrt(static_cast<double>(*f.integer_or_default("query_pre_attn_scalar", 1, kMaxHidden)));
+      m.scale = 1.0 / std::sqrt(static_cast<double>(
+                          *f.integer_or_default("query_pre_attn_scalar", 1, kMaxHidden)));
     } else if (const auto a = f.positive_number("attention_multiplier")) {
       m.scale = *a;  // Granite: the softmax scale itself
     }
@@ -511,12 +539,14 @@ ModelConfig import_hf_config_text(const std::string& text, const std::string& or
                       " is not below max_position_embeddings " + std::to_string(m.max_seq) +
                       ": it binds only for sequences longer than the model's context");
   }
-  if (const auto shared = f.integer("num_kv_shared_layers", 0, Limits::kMaxLayers); shared && *shared > 0) {
+  if (const auto shared = f.integer("num_kv_shared_layers", 0, Limits::kMaxLayers);
+      shared && *shared > 0) {
     // Gemma 3n: the last num_kv_shared_layers layers reuse the caches of earlier layers and
     // store nothing of their own.
     if (*shared >= m.num_layers)
       f.fail("num_kv_shared_layers", "must be less than the number of attention layers (found " +
-                                         std::to_string(*shared) + " of " + std::to_string(m.num_layers) + ")");
+                                         std::to_string(*shared) + " of " +
+                                         std::to_string(m.num_layers) + ")");
     m.num_layers -= to_int(*shared);
     m.layers.resize(static_cast<std::size_t>(m.num_layers));
     if (m.num_sliding() == 0) m.window = 0;
@@ -540,8 +570,9 @@ ModelConfig import_hf_config_file(const std::string& path) {
   const auto status = std::filesystem::status(p, ec);
   if (!std::filesystem::exists(status))
     throw InputError(path + ": cannot read the config: " +
-                     (ec && ec != std::errc::no_such_file_or_directory ? ec.message()
-                                                                        : std::string("no such file")));
+                     (ec && ec != std::errc::no_such_file_or_directory
+                          ? ec.message()
+                          : std::string("no such file")));
   if (!std::filesystem::is_regular_file(status))
     throw InputError(path + ": cannot read the config: not a regular file");
   const auto size = std::filesystem::file_size(p, ec);

@@ -33,10 +33,11 @@ std::uint64_t checked_add(std::uint64_t a, std::uint64_t b) {
 
 std::uint64_t kv_bytes_per_token(const LayerShape& layer, DType dt, int tp) {
   if (tp < 1 || tp > Limits::kMaxHeads)
-    throw InputError("tp must be between 1 and " + std::to_string(Limits::kMaxHeads) +
-                     " (found " + std::to_string(tp) + ")");
+    throw InputError("tp must be between 1 and " + std::to_string(Limits::kMaxHeads) + " (found " +
+                     std::to_string(tp) + ")");
   if (layer.variant == Variant::kMla)  // one shared latent row, replicated under TP
-    return dtype_storage_bytes(dt, 1, static_cast<std::uint64_t>(layer.latent_dim + layer.rope_dim));
+    return dtype_storage_bytes(dt, 1,
+                               static_cast<std::uint64_t>(layer.latent_dim + layer.rope_dim));
   const auto heads = static_cast<std::uint64_t>((layer.kv_heads + tp - 1) / tp);
   return dtype_storage_bytes(dt, heads, static_cast<std::uint64_t>(layer.head_dim)) +
          dtype_storage_bytes(dt, heads, static_cast<std::uint64_t>(layer.value_dim));
@@ -45,14 +46,14 @@ std::uint64_t kv_bytes_per_token(const LayerShape& layer, DType dt, int tp) {
 KvReport kv_cache(const ModelConfig& model, std::int64_t seq, std::int64_t batch, DType dt,
                   int tp) {
   if (seq < 1 || seq > Limits::kMaxSeq)
-    throw InputError("seq must be between 1 and " + std::to_string(Limits::kMaxSeq) +
-                     " (found " + std::to_string(seq) + ")");
+    throw InputError("seq must be between 1 and " + std::to_string(Limits::kMaxSeq) + " (found " +
+                     std::to_string(seq) + ")");
   if (batch < 1 || batch > Limits::kMaxBatch)
     throw InputError("batch must be between 1 and " + std::to_string(Limits::kMaxBatch) +
                      " (found " + std::to_string(batch) + ")");
   if (tp < 1 || tp > Limits::kMaxHeads)
-    throw InputError("tp must be between 1 and " + std::to_string(Limits::kMaxHeads) +
-                     " (found " + std::to_string(tp) + ")");
+    throw InputError("tp must be between 1 and " + std::to_string(Limits::kMaxHeads) + " (found " +
+                     std::to_string(tp) + ")");
   model.validate();
 
   KvReport r;
@@ -68,7 +69,8 @@ KvReport kv_cache(const ModelConfig& model, std::int64_t seq, std::int64_t batch
     const std::int64_t tokens = sliding ? std::min<std::int64_t>(seq, s.window) : seq;
     const std::uint64_t per_token = kv_bytes_per_token(s, dt, 1);
     const std::uint64_t per_token_dev = kv_bytes_per_token(s, dt, tp);
-    const auto rows = checked_mul(static_cast<std::uint64_t>(tokens), static_cast<std::uint64_t>(batch));
+    const auto rows =
+        checked_mul(static_cast<std::uint64_t>(tokens), static_cast<std::uint64_t>(batch));
     KvLayerBytes l;
     l.kind = sliding ? LayerKind::kSliding : LayerKind::kFull;
     l.window = sliding ? s.window : 0;

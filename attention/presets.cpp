@@ -20,8 +20,8 @@ namespace {
 // any other preset file by name.
 const std::vector<std::string>& preferred_order() {
   static const std::vector<std::string> k = {
-      "llama-2-7b",     "llama-3-8b",   "llama-3.1-70b", "falcon-7b",       "mistral-7b-v0.1",
-      "gemma-2-9b",     "gemma-3-12b",  "gpt-oss-20b",   "deepseek-v2-lite", "deepseek-v3"};
+      "llama-2-7b", "llama-3-8b",  "llama-3.1-70b", "falcon-7b",        "mistral-7b-v0.1",
+      "gemma-2-9b", "gemma-3-12b", "gpt-oss-20b",   "deepseek-v2-lite", "deepseek-v3"};
   return k;
 }
 

@@ -31,7 +31,7 @@
 #include "attention/reference.h"
 #include "attention/softmax_state.h"
 
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__GNUC__)
 // The 64-byte vector helpers below are always inlined, so the ABI note does not apply.
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif

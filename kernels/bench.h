@@ -4,6 +4,7 @@
 // min and max, and a streaming-read bandwidth measured in the same run.
 #pragma once
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -78,6 +79,8 @@ struct BenchOptions {
   const std::atomic<bool>* cancel = nullptr;  // checked between runs; a cancelled case is dropped
   // Called before each case: (index, total, case). Runs on the benchmark's thread.
   std::function<void(int, int, const BenchCase&)> progress;
+  std::string suite;               // recorded in BenchReport::suite ("single" when empty)
+  std::size_t probe_bytes = 0;     // CPU read probe buffer; 0 = automatic (well past the LLC)
 };
 
 // Suites: "peers", "amd-mixed-mla", "sweep" (GPU shapes; on the CPU the harness may cap them).
@@ -87,6 +90,9 @@ std::vector<BenchCase> suite_cases(const std::string& name);  // throws InputErr
 // Runs the cases in order. Never throws for a failing case (its error is recorded); throws
 // DeviceError only when the device itself cannot be used (no GPU).
 BenchReport run_bench(const std::vector<BenchCase>& cases, const BenchOptions& opt);
+
+// The git commit this build was made from (ATTNLAB_GIT_COMMIT), or "unknown".
+std::string build_commit();
 
 // JSON of DESIGN.md section 3 (results files in assets/results/ are this plus provenance).
 std::string bench_report_json(const BenchReport& r, int indent = 2);

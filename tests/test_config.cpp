@@ -1,7 +1,6 @@
 // config: names, LayerShape / ModelConfig validation (messages name the field and the found
 // values), layer shapes of hybrid models and the what-if conversions.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -75,8 +74,7 @@ TEST_CASE("LayerShape validation names the field and the found values", "[config
 
   LayerShape bad = s;
   bad.kv_heads = 5;
-  CHECK_THROWS_WITH(bad.validate(),
-                    "q_heads must be divisible by kv_heads (found Hq 32, Hkv 5)");
+  CHECK_THROWS_WITH(bad.validate(), "q_heads must be divisible by kv_heads (found Hq 32, Hkv 5)");
   bad = s;
   bad.q_heads = 0;
   CHECK_THROWS_WITH(bad.validate(), Contains("q_heads") && Contains("found 0"));
@@ -147,7 +145,8 @@ TEST_CASE("ModelConfig: layer shapes, counts and pattern of a 5:1 hybrid", "[con
   ModelConfig m = grouped_model(48, 16, 8, 256);
   m.window = 1024;
   for (int i = 0; i < 48; ++i)
-    m.layers[static_cast<std::size_t>(i)] = (i + 1) % 6 == 0 ? LayerKind::kFull : LayerKind::kSliding;
+    m.layers[static_cast<std::size_t>(i)] =
+        (i + 1) % 6 == 0 ? LayerKind::kFull : LayerKind::kSliding;
   CHECK_NOTHROW(m.validate());
   CHECK(m.num_sliding() == 40);
   CHECK(m.is_hybrid());
@@ -186,7 +185,8 @@ TEST_CASE("ModelConfig validation: limits and consistency, field named", "[confi
   CHECK_THROWS_WITH(bad.validate(), Contains("max_seq"));
   bad = m;
   bad.kv_heads = 6;
-  CHECK_THROWS_WITH(bad.validate(), Contains("q_heads must be divisible by kv_heads (found Hq 32, Hkv 6)"));
+  CHECK_THROWS_WITH(bad.validate(),
+                    Contains("q_heads must be divisible by kv_heads (found Hq 32, Hkv 6)"));
   bad = m;
   bad.layers[3] = LayerKind::kSliding;  // sliding layer, no window
   CHECK_THROWS_WITH(bad.validate(), Contains("window"));
@@ -222,8 +222,7 @@ TEST_CASE("what-if: DeepSeek-V3 as MHA needs ~56.9x the cache of its MLA", "[con
   CHECK(mha.layer_shape(0).effective_scale() == Approx(1.0 / std::sqrt(128.0)));
 }
 
-TEST_CASE("what-if: GQA takes kv_heads that divide Hq; MQA; SWA slides every layer",
-          "[config]") {
+TEST_CASE("what-if: GQA takes kv_heads that divide Hq; MQA; SWA slides every layer", "[config]") {
   const ModelConfig base = grouped_model(32, 32, 32, 128);
   WhatIf w;
   w.variant = Variant::kGqa;
@@ -287,20 +286,22 @@ TEST_CASE("what-if: grouped model to MLA uses the requested Dl and Dr", "[config
   CHECK_THROWS_WITH(apply_what_if(base, w), Contains("latent_dim"));
 }
 
-TEST_CASE("what-if: on random models, the cache scales with the kv heads asked for",
-          "[config]") {
+TEST_CASE("what-if: on random models, the cache scales with the kv heads asked for", "[config]") {
   // Property (all layers full after a grouped what-if): KV(gqa with k heads) * Hkv' =
   // KV(mqa) * k, and MHA = MQA * Hq; SWA with W >= S equals full.
   const unsigned seed = 1234u;
   INFO("seed " << seed);
   std::mt19937 rng(seed);
-  const auto pick = [&rng](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const auto pick = [&rng](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
   for (int trial = 0; trial < 100; ++trial) {
     const int hq = pick(1, 96);
     std::vector<int> divisors;
     for (int d = 1; d <= hq; ++d)
       if (hq % d == 0) divisors.push_back(d);
-    const int hkv = divisors[static_cast<std::size_t>(pick(0, static_cast<int>(divisors.size()) - 1))];
+    const int hkv =
+        divisors[static_cast<std::size_t>(pick(0, static_cast<int>(divisors.size()) - 1))];
     ModelConfig m = grouped_model(pick(1, 40), hq, hkv, pick(1, 256));
     const std::int64_t seq = pick(1, 3000);
     CAPTURE(trial, hq, hkv, m.head_dim, m.num_layers, seq);

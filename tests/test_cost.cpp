@@ -1,6 +1,5 @@
 // Decode cost model: bytes and FLOPs of one decode step, worked out by hand for each variant.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "attention/config.h"
@@ -86,10 +85,9 @@ TEST_CASE("cost: MLA absorbed and naive, DeepSeek-V3 shapes, by hand", "[cost]")
   CHECK(a.weight_bytes == weights);
   CHECK(n.weight_bytes == weights);
   CHECK(a.kv_bytes == n.kv_bytes);  // both read the same latent cache
-  CHECK(a.flops == 2 * B * H * Dn * Dl + 2 * B * H * Dl * Dv + 2 * B * H * S * (Dl + Dr) +
-                       2 * B * H * S * Dl);
-  CHECK(n.flops == 2 * B * S * H * (Dn + Dv) * Dl + 2 * B * H * S * (Dn + Dr) +
-                       2 * B * H * S * Dv);
+  CHECK(a.flops ==
+        2 * B * H * Dn * Dl + 2 * B * H * Dl * Dv + 2 * B * H * S * (Dl + Dr) + 2 * B * H * S * Dl);
+  CHECK(n.flops == 2 * B * S * H * (Dn + Dv) * Dl + 2 * B * H * S * (Dn + Dr) + 2 * B * H * S * Dv);
   // Rebuilding K and V every step costs more FLOPs than attending over the latent.
   CHECK(n.flops > a.flops);
   CHECK(n.intensity() > a.intensity());
@@ -129,7 +127,8 @@ TEST_CASE("cost: a whole model sums its layers, each with its own window", "[cos
   CHECK(c.q_bytes == 4 * 3.0 * 8 * 64 * 2);
   const ModelConfig ds = deepseek_v3_attention();
   const DecodeCost a = decode_cost_model(ds, 1, 4096, DType::kBf16, MlaForm::kAbsorbed);
-  const DecodeCost one = decode_cost(ds.layer_shape(0), 1, 4096, DType::kBf16, MlaForm::kAbsorbed, &ds);
+  const DecodeCost one =
+      decode_cost(ds.layer_shape(0), 1, 4096, DType::kBf16, MlaForm::kAbsorbed, &ds);
   CHECK(a.flops == Approx(61 * one.flops));
   CHECK(a.weight_bytes == Approx(61 * one.weight_bytes));
 }

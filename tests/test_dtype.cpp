@@ -1,7 +1,6 @@
 // dtype: names, exact storage sizes, and the bit-exact rounding of bf16, fp16 and e4m3fn
 // (checked exhaustively over every code, and against a brute-force nearest-value search).
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -58,8 +57,7 @@ TEST_CASE("dtype names parse back and nothing else parses", "[dtype]") {
   CHECK_FALSE(parse_dtype("fp8 ").has_value());
 }
 
-TEST_CASE("storage bytes are exact, mxfp4 pays a scale byte per started block of 32",
-          "[dtype]") {
+TEST_CASE("storage bytes are exact, mxfp4 pays a scale byte per started block of 32", "[dtype]") {
   CHECK(dtype_storage_bytes(DType::kFp32, 3, 5) == 60);
   CHECK(dtype_storage_bytes(DType::kFp16, 3, 5) == 30);
   CHECK(dtype_storage_bytes(DType::kBf16, 7, 128) == 7 * 256);
@@ -106,7 +104,7 @@ TEST_CASE("bf16: every code round-trips, random floats go to the nearer neighbou
   std::mt19937 rng(seed);
   for (int i = 0; i < 200000; ++i) {
     const std::uint32_t u = rng() & 0x7f7fffffu;  // finite, non-negative
-    if ((u >> 23) == 0xfe) continue;  // the top binade may round to inf: checked above
+    if ((u >> 23) == 0xfe) continue;              // the top binade may round to inf: checked above
     const float x = from_bits(u);
     const std::uint32_t lo = u >> 16, hi = lo + 1;
     const double d_lo = double(x) - bf16_bits_to_float(static_cast<std::uint16_t>(lo));
@@ -127,12 +125,12 @@ TEST_CASE("fp16: known values, subnormals, overflow to infinity", "[dtype]") {
   CHECK(float_to_fp16_bits(65520.0f) == 0x7c00);  // the tie above the largest rounds to inf
   CHECK(float_to_fp16_bits(1e10f) == 0x7c00);
   CHECK(float_to_fp16_bits(-std::numeric_limits<float>::infinity()) == 0xfc00);
-  CHECK(float_to_fp16_bits(std::ldexp(1.0f, -14)) == 0x0400);  // smallest normal
-  CHECK(float_to_fp16_bits(std::ldexp(1.0f, -24)) == 0x0001);  // smallest subnormal
-  CHECK(float_to_fp16_bits(std::ldexp(1.0f, -25)) == 0x0000);  // tie with 0: even
-  CHECK(float_to_fp16_bits(std::ldexp(3.0f, -26)) == 0x0001);  // 0.75 of a step: up
-  CHECK(float_to_fp16_bits(std::ldexp(3.0f, -25)) == 0x0002);  // tie 1|2: even (2)
-  CHECK(float_to_fp16_bits(std::ldexp(5.0f, -25)) == 0x0002);  // tie 2|3: even (2)
+  CHECK(float_to_fp16_bits(std::ldexp(1.0f, -14)) == 0x0400);     // smallest normal
+  CHECK(float_to_fp16_bits(std::ldexp(1.0f, -24)) == 0x0001);     // smallest subnormal
+  CHECK(float_to_fp16_bits(std::ldexp(1.0f, -25)) == 0x0000);     // tie with 0: even
+  CHECK(float_to_fp16_bits(std::ldexp(3.0f, -26)) == 0x0001);     // 0.75 of a step: up
+  CHECK(float_to_fp16_bits(std::ldexp(3.0f, -25)) == 0x0002);     // tie 1|2: even (2)
+  CHECK(float_to_fp16_bits(std::ldexp(5.0f, -25)) == 0x0002);     // tie 2|3: even (2)
   CHECK(float_to_fp16_bits(std::ldexp(1023.5f, -24)) == 0x0400);  // tie 0x3ff|0x400: even
   CHECK(float_to_fp16_bits(std::numeric_limits<float>::denorm_min()) == 0x0000);
   CHECK(float_to_fp16_bits(-std::numeric_limits<float>::denorm_min()) == 0x8000);
@@ -169,7 +167,7 @@ TEST_CASE("e4m3fn: known codes, saturation at 448, no infinity", "[dtype]") {
   CHECK(e4m3_bits_to_float(0x40) == 2.0f);
   CHECK(e4m3_bits_to_float(0x7e) == 448.0f);
   CHECK(e4m3_bits_to_float(0xfe) == -448.0f);
-  CHECK(e4m3_bits_to_float(0x08) == 0.015625f);           // 2^-6, smallest normal
+  CHECK(e4m3_bits_to_float(0x08) == 0.015625f);             // 2^-6, smallest normal
   CHECK(e4m3_bits_to_float(0x01) == std::ldexp(1.0f, -9));  // smallest subnormal
   CHECK(e4m3_bits_to_float(0x07) == std::ldexp(7.0f, -9));
   CHECK(std::isnan(e4m3_bits_to_float(0x7f)));
@@ -179,8 +177,8 @@ TEST_CASE("e4m3fn: known codes, saturation at 448, no infinity", "[dtype]") {
   CHECK(float_to_e4m3_bits(std::numeric_limits<float>::infinity()) == 0x7e);
   CHECK(float_to_e4m3_bits(-1e30f) == 0xfe);
   CHECK((float_to_e4m3_bits(std::numeric_limits<float>::quiet_NaN()) & 0x7f) == 0x7f);
-  CHECK(float_to_e4m3_bits(1.0625f) == 0x38);  // tie 1.0 | 1.125: even mantissa (1.0)
-  CHECK(float_to_e4m3_bits(1.1875f) == 0x3a);  // tie 1.125 | 1.25: even (1.25)
+  CHECK(float_to_e4m3_bits(1.0625f) == 0x38);                // tie 1.0 | 1.125: even mantissa (1.0)
+  CHECK(float_to_e4m3_bits(1.1875f) == 0x3a);                // tie 1.125 | 1.25: even (1.25)
   CHECK(float_to_e4m3_bits(std::ldexp(1.0f, -10)) == 0x00);  // tie 0 | 2^-9: even (0)
   CHECK(float_to_e4m3_bits(std::ldexp(3.0f, -10)) == 0x02);  // tie 2^-9 | 2^-8: even
   CHECK(float_to_e4m3_bits(std::ldexp(15.0f, -10)) == 0x08);  // tie 7*2^-9 | 2^-6: even
@@ -220,9 +218,10 @@ TEST_CASE("e4m3fn: all 256 codes round-trip, random values match a brute-force n
   }
 }
 
-TEST_CASE("e4m3fn, fp16, bf16: every midpoint between neighbours ties to even, one ulp off "
-          "goes to the nearer",
-          "[dtype]") {
+TEST_CASE(
+    "e4m3fn, fp16, bf16: every midpoint between neighbours ties to even, one ulp off "
+    "goes to the nearer",
+    "[dtype]") {
   // e4m3: all 126 gaps between positive finite codes.
   for (std::uint32_t c = 0; c < 0x7e; ++c) {
     const float lo = e4m3_bits_to_float(static_cast<std::uint8_t>(c));
@@ -255,8 +254,7 @@ TEST_CASE("e4m3fn, fp16, bf16: every midpoint between neighbours ties to even, o
   }
 }
 
-TEST_CASE("e4m3 with a per-tensor scale: amax maps to 448, error within half a step",
-          "[dtype]") {
+TEST_CASE("e4m3 with a per-tensor scale: amax maps to 448, error within half a step", "[dtype]") {
   CHECK(e4m3_scale_for(0.0f) == 1.0f);
   CHECK(e4m3_scale_for(448.0f) == 1.0f);
   CHECK(e4m3_scale_for(896.0f) == 2.0f);

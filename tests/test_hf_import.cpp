@@ -1,21 +1,20 @@
 // HF config.json import: one test per rule of DESIGN.md section 4 (inline JSON shaped like the
 // published files), then one per class of bad input.
-#include <catch2/catch.hpp>
+#include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
 #include <string>
-#include <unistd.h>
 
 #include "attention/config.h"
 #include "attention/error.h"
 #include "attention/hf_import.h"
 #include "attention/kv_cache.h"
-
-#include <nlohmann/json.hpp>
-#include <random>
 
 using namespace attn;
 using Catch::Matchers::Contains;
@@ -76,14 +75,13 @@ TEST_CASE("hf: Falcon-7B multi_query means one kv head", "[hf]") {
       "new_decoder_architecture": false, "alibi": false, "parallel_attn": true})");
   CHECK(m.kv_heads == 1);
   CHECK(m.variant == Variant::kMqa);
-  CHECK(m.head_dim == 64);  // 4544 / 71
+  CHECK(m.head_dim == 64);   // 4544 / 71
   CHECK(m.max_seq == 2048);  // FalconConfig's default, with a note
   REQUIRE(m.notes.size() == 1);
   CHECK_THAT(m.notes[0], Contains("max_position_embeddings"));
 }
 
-TEST_CASE("hf: Falcon-40B new_decoder_architecture uses num_kv_heads despite multi_query",
-          "[hf]") {
+TEST_CASE("hf: Falcon-40B new_decoder_architecture uses num_kv_heads despite multi_query", "[hf]") {
   const ModelConfig m = import(R"({"model_type": "falcon", "hidden_size": 8192,
       "num_hidden_layers": 60, "num_attention_heads": 128, "num_kv_heads": 8,
       "multi_query": true, "new_decoder_architecture": true, "parallel_attn": true})");
@@ -93,10 +91,12 @@ TEST_CASE("hf: Falcon-40B new_decoder_architecture uses num_kv_heads despite mul
 
 TEST_CASE("hf: Falcon without multi_query takes FalconConfig's default (true)", "[hf]") {
   CHECK(import(R"({"model_type": "falcon", "hidden_size": 2048, "num_hidden_layers": 2,
-      "num_attention_heads": 32})").kv_heads == 1);
+      "num_attention_heads": 32})")
+            .kv_heads == 1);
   // falcon-rw style: multi_query false is plain MHA.
   CHECK(import(R"({"model_type": "falcon", "hidden_size": 2048, "num_hidden_layers": 24,
-      "num_attention_heads": 32, "multi_query": false, "alibi": true})").kv_heads == 32);
+      "num_attention_heads": 32, "multi_query": false, "alibi": true})")
+            .kv_heads == 32);
 }
 
 TEST_CASE("hf: RefinedWeb spellings n_head, n_layer, n_head_kv", "[hf]") {
@@ -121,8 +121,7 @@ TEST_CASE("hf: GPT-2 style n_embd / n_positions and gpt_bigcode multi_query", "[
 
 // ---- MLA ------------------------------------------------------------------------------------
 
-TEST_CASE("hf: MLA from kv_lora_rank and qk_rope_head_dim, DeepSeek scale 1/sqrt(192)",
-          "[hf]") {
+TEST_CASE("hf: MLA from kv_lora_rank and qk_rope_head_dim, DeepSeek scale 1/sqrt(192)", "[hf]") {
   const ModelConfig m = import(R"({"model_type": "deepseek_v3", "hidden_size": 7168,
       "num_hidden_layers": 61, "num_attention_heads": 128, "num_key_value_heads": 128,
       "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_nope_head_dim": 128,
@@ -201,7 +200,8 @@ TEST_CASE("hf: Qwen2 with use_sliding_window true slides layers >= max_window_la
       "max_position_embeddings": 32768, "sliding_window": 4096, "max_window_layers": 5,
       "use_sliding_window": true})");
   for (int i = 0; i < 8; ++i)
-    CHECK(m.layers[static_cast<std::size_t>(i)] == (i >= 5 ? LayerKind::kSliding : LayerKind::kFull));
+    CHECK(m.layers[static_cast<std::size_t>(i)] ==
+          (i >= 5 ? LayerKind::kSliding : LayerKind::kFull));
   CHECK(m.window == 4096);
   CHECK(m.is_hybrid());
 }
@@ -210,7 +210,8 @@ TEST_CASE("hf: layer_types says which layers slide (gpt-oss alternation)", "[hf]
   const ModelConfig m = import(R"({"model_type": "gpt_oss", "hidden_size": 2880,
       "num_hidden_layers": 24, "num_attention_heads": 64, "num_key_value_heads": 8,
       "head_dim": 64, "max_position_embeddings": 131072, "sliding_window": 128,
-      "layer_types": )" + repeat_types("sliding_attention", "full_attention", 12) + "}");
+      "layer_types": )" + repeat_types("sliding_attention", "full_attention", 12) +
+                               "}");
   CHECK(m.head_dim == 64);
   CHECK(m.num_sliding() == 12);
   CHECK(m.layers[0] == LayerKind::kSliding);
@@ -248,9 +249,10 @@ TEST_CASE("hf: Gemma 2 alternates local/global by architecture, layer 0 sliding"
   CHECK(m.pattern_description() == "1 sliding : 1 full (W 4096)");
 }
 
-TEST_CASE("hf: sliding_window_size is Gemma 2's legacy spelling, used only without "
-          "sliding_window",
-          "[hf]") {
+TEST_CASE(
+    "hf: sliding_window_size is Gemma 2's legacy spelling, used only without "
+    "sliding_window",
+    "[hf]") {
   const std::string base = R"({"model_type": "gemma2", "hidden_size": 2304,
       "num_hidden_layers": 4, "num_attention_heads": 8, "num_key_value_heads": 4,
       "head_dim": 256, "max_position_embeddings": 8192, "query_pre_attn_scalar": 144)";
@@ -258,13 +260,15 @@ TEST_CASE("hf: sliding_window_size is Gemma 2's legacy spelling, used only witho
   CHECK(legacy.window == 2048);
   CHECK(legacy.num_sliding() == 2);
   CHECK(legacy.scale == Approx(1.0 / 12.0));
-  const ModelConfig none = import(base + R"(, "sliding_window": null, "sliding_window_size": 2048})");
+  const ModelConfig none =
+      import(base + R"(, "sliding_window": null, "sliding_window_size": 2048})");
   CHECK(none.num_sliding() == 0);
 }
 
-TEST_CASE("hf: nested text_config is read for the language model, with Gemma3TextConfig "
-          "defaults for what the published file omits",
-          "[hf]") {
+TEST_CASE(
+    "hf: nested text_config is read for the language model, with Gemma3TextConfig "
+    "defaults for what the published file omits",
+    "[hf]") {
   // google/gemma-3-12b-it: text_config lists only some fields.
   const ModelConfig m = import(R"({"architectures": ["Gemma3ForConditionalGeneration"],
       "model_type": "gemma3", "text_config": {"hidden_size": 3840, "intermediate_size": 15360,
@@ -276,23 +280,25 @@ TEST_CASE("hf: nested text_config is read for the language model, with Gemma3Tex
   CHECK(m.num_layers == 48);  // not the vision tower's 27
   CHECK(m.q_heads == 16);
   CHECK(m.kv_heads == 8);
-  CHECK(m.head_dim == 256);        // default
-  CHECK(m.max_seq == 131072);      // default
+  CHECK(m.head_dim == 256);    // default
+  CHECK(m.max_seq == 131072);  // default
   CHECK(m.window == 1024);
-  CHECK(m.num_sliding() == 40);    // pattern 6 (default): 8 globals of 48
+  CHECK(m.num_sliding() == 40);          // pattern 6 (default): 8 globals of 48
   CHECK(m.scale == Approx(1.0 / 16.0));  // query_pre_attn_scalar 256 (default)
   CHECK(m.notes.size() == 4);
   CHECK(m.display_name == "Gemma3ForConditionalGeneration");
   // Errors name the nested field.
-  CHECK_THROWS_WITH(import(R"({"model_type": "llava", "text_config": {"model_type": "llama",
+  CHECK_THROWS_WITH(
+      import(R"({"model_type": "llava", "text_config": {"model_type": "llama",
       "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": -3,
       "max_position_embeddings": 4096}})"),
-                    "cfg.json: field 'text_config.num_attention_heads': expected a positive integer, found -3");
+      "cfg.json: field 'text_config.num_attention_heads': expected a positive integer, found -3");
 }
 
-TEST_CASE("hf: max_position_embeddings is the default context; required where no class "
-          "default exists",
-          "[hf]") {
+TEST_CASE(
+    "hf: max_position_embeddings is the default context; required where no class "
+    "default exists",
+    "[hf]") {
   CHECK(import(llama()).max_seq == 8192);
   CHECK_THROWS_WITH(import(R"({"model_type": "llama", "hidden_size": 4096,
       "num_hidden_layers": 32, "num_attention_heads": 32})"),
@@ -365,11 +371,13 @@ TEST_CASE("hf bad input: malformed JSON", "[hf][bad]") {
 }
 
 TEST_CASE("hf bad input: the top level is not an object", "[hf][bad]") {
-  CHECK_THROWS_WITH(import("[1, 2]"), "cfg.json: expected a JSON object at the top level, found an array");
+  CHECK_THROWS_WITH(import("[1, 2]"),
+                    "cfg.json: expected a JSON object at the top level, found an array");
   CHECK_THROWS_WITH(import("42"), Contains("found 42"));
   CHECK_THROWS_WITH(import("\"config\""), Contains("found \"config\""));
   CHECK_THROWS_WITH(import("null"), Contains("found null"));
-  CHECK_THROWS_WITH(import(R"({"text_config": [1]})"), Contains("field 'text_config': expected an object"));
+  CHECK_THROWS_WITH(import(R"({"text_config": [1]})"),
+                    Contains("field 'text_config': expected an object"));
 }
 
 TEST_CASE("hf bad input: a required field is missing", "[hf][bad]") {
@@ -377,14 +385,17 @@ TEST_CASE("hf bad input: a required field is missing", "[hf][bad]") {
       "num_hidden_layers": 32, "max_position_embeddings": 8192})"),
                     "cfg.json: field 'num_attention_heads': missing (the number of query heads)");
   CHECK_THROWS_WITH(import(R"({"num_attention_heads": 32, "hidden_size": 4096,
-      "max_position_embeddings": 8192})"), Contains("field 'num_hidden_layers': missing"));
+      "max_position_embeddings": 8192})"),
+                    Contains("field 'num_hidden_layers': missing"));
   CHECK_THROWS_WITH(import(R"({"num_attention_heads": 32, "num_hidden_layers": 2,
-      "max_position_embeddings": 8192})"), Contains("field 'hidden_size': missing"));
+      "max_position_embeddings": 8192})"),
+                    Contains("field 'hidden_size': missing"));
 }
 
 TEST_CASE("hf bad input: wrong types", "[hf][bad]") {
-  CHECK_THROWS_WITH(import(llama(R"("num_attention_heads": "32")")),
-                    "cfg.json: field 'num_attention_heads': expected a positive integer, found \"32\"");
+  CHECK_THROWS_WITH(
+      import(llama(R"("num_attention_heads": "32")")),
+      "cfg.json: field 'num_attention_heads': expected a positive integer, found \"32\"");
   CHECK_THROWS_WITH(import(llama(R"("num_hidden_layers": true)")),
                     Contains("field 'num_hidden_layers': expected a positive integer, found true"));
   CHECK_THROWS_WITH(import(llama(R"("num_key_value_heads": [8])")), Contains("found an array"));
@@ -393,18 +404,21 @@ TEST_CASE("hf bad input: wrong types", "[hf][bad]") {
   CHECK_THROWS_WITH(import(llama(R"("head_dim": {"v": 1})")), Contains("found an object"));
   CHECK_THROWS_WITH(import(llama(R"("use_sliding_window": "yes", "sliding_window": 4)")),
                     Contains("field 'use_sliding_window': expected true or false"));
-  CHECK_THROWS_WITH(import(llama(R"("num_hidden_layers": 2, "sliding_window": 8, "layer_types": "sliding")")),
-                    Contains("field 'layer_types': expected an array"));
+  CHECK_THROWS_WITH(
+      import(llama(R"("num_hidden_layers": 2, "sliding_window": 8, "layer_types": "sliding")")),
+      Contains("field 'layer_types': expected an array"));
   CHECK_THROWS_WITH(import(llama(R"("query_pre_attn_scalar": "256")")),
                     Contains("field 'query_pre_attn_scalar': expected a positive number"));
 }
 
 TEST_CASE("hf bad input: floats where integers are expected", "[hf][bad]") {
   CHECK(import(llama(R"("num_attention_heads": 32.0)")).q_heads == 32);
-  CHECK_THROWS_WITH(import(llama(R"("num_attention_heads": 32.5)")),
-                    "cfg.json: field 'num_attention_heads': expected a positive integer, found 32.5");
-  CHECK_THROWS_WITH(import(llama(R"("num_hidden_layers": 1e30)")),
-                    Contains("field 'num_hidden_layers': expected a positive integer up to 1024, found 1e+30"));
+  CHECK_THROWS_WITH(
+      import(llama(R"("num_attention_heads": 32.5)")),
+      "cfg.json: field 'num_attention_heads': expected a positive integer, found 32.5");
+  CHECK_THROWS_WITH(
+      import(llama(R"("num_hidden_layers": 1e30)")),
+      Contains("field 'num_hidden_layers': expected a positive integer up to 1024, found 1e+30"));
   CHECK_THROWS_WITH(import(llama(R"("num_hidden_layers": 0.1)")), Contains("found 0.1"));
 }
 
@@ -412,8 +426,9 @@ TEST_CASE("hf bad input: out of range, negative, zero and absurd values", "[hf][
   CHECK_THROWS_WITH(import(llama(R"("num_attention_heads": -3)")),
                     "cfg.json: field 'num_attention_heads': expected a positive integer, found -3");
   CHECK_THROWS_WITH(import(llama(R"("num_hidden_layers": 0)")), Contains("found 0"));
-  CHECK_THROWS_WITH(import(llama(R"("num_hidden_layers": 2000)")),
-                    Contains("field 'num_hidden_layers': expected a positive integer up to 1024, found 2000"));
+  CHECK_THROWS_WITH(
+      import(llama(R"("num_hidden_layers": 2000)")),
+      Contains("field 'num_hidden_layers': expected a positive integer up to 1024, found 2000"));
   CHECK_THROWS_WITH(import(llama(R"("num_attention_heads": 99999999999999999999)")),
                     Contains("field 'num_attention_heads'"));
   CHECK_THROWS_WITH(import(llama(R"("num_attention_heads": 18446744073709551615)")),
@@ -431,17 +446,21 @@ TEST_CASE("hf bad input: out of range, negative, zero and absurd values", "[hf][
 
 TEST_CASE("hf bad input: inconsistent shapes", "[hf][bad]") {
   CHECK_THROWS_WITH(import(llama(R"("num_key_value_heads": 5)")),
-                    "cfg.json: field 'num_key_value_heads': must divide num_attention_heads (found Hq 32, Hkv 5)");
-  CHECK_THROWS_WITH(import(llama(R"("hidden_size": 4097)")),
-                    Contains("field 'hidden_size': 4097 is not divisible by num_attention_heads 32"));
+                    "cfg.json: field 'num_key_value_heads': must divide num_attention_heads (found "
+                    "Hq 32, Hkv 5)");
+  CHECK_THROWS_WITH(
+      import(llama(R"("hidden_size": 4097)")),
+      Contains("field 'hidden_size': 4097 is not divisible by num_attention_heads 32"));
   CHECK_THROWS_WITH(import(llama(R"("num_hidden_layers": 3, "sliding_window": 8,
       "layer_types": ["full_attention", "sliding_attention"])")),
                     Contains("field 'layer_types': expected 3 entries"));
-  CHECK_THROWS_WITH(import(llama(R"("num_hidden_layers": 2, "sliding_window": 8,
+  CHECK_THROWS_WITH(
+      import(llama(R"("num_hidden_layers": 2, "sliding_window": 8,
       "layer_types": ["full_attention", "cross_attention"])")),
-                    Contains("field 'layer_types[1]': expected \"full_attention\", \"sliding_attention\""));
+      Contains("field 'layer_types[1]': expected \"full_attention\", \"sliding_attention\""));
   CHECK_THROWS_WITH(import(llama(R"("num_hidden_layers": 2,
-      "layer_types": ["linear_attention", "mamba"])")), Contains("field 'layer_types': no attention layer"));
+      "layer_types": ["linear_attention", "mamba"])")),
+                    Contains("field 'layer_types': no attention layer"));
   CHECK_THROWS_WITH(import(llama(R"("num_hidden_layers": 2,
       "layer_types": ["full_attention", "sliding_attention"])")),
                     Contains("field 'sliding_window': missing"));
@@ -449,9 +468,11 @@ TEST_CASE("hf bad input: inconsistent shapes", "[hf][bad]") {
 
 TEST_CASE("hf bad input: files that are missing, not files, or too large", "[hf][bad]") {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("attnlab_hf_test_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("attnlab_hf_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  CHECK_THROWS_WITH(import_hf_config_file((dir / "absent.json").string()), Contains("no such file"));
+  CHECK_THROWS_WITH(import_hf_config_file((dir / "absent.json").string()),
+                    Contains("no such file"));
   CHECK_THROWS_WITH(import_hf_config_file(dir.string()), Contains("not a regular file"));
   const fs::path big = dir / "big.json";
   { std::ofstream(big) << "{}"; }
@@ -539,8 +560,7 @@ TEST_CASE("hf: published files as they are (Qwen3-8B, Llama-3.2-3B, Falcon-40B)"
   CHECK(f.max_seq == 2048);
 }
 
-TEST_CASE("hf: Qwen2's class defaults: use_sliding_window false, max_window_layers 28",
-          "[hf]") {
+TEST_CASE("hf: Qwen2's class defaults: use_sliding_window false, max_window_layers 28", "[hf]") {
   const std::string base = R"({"model_type": "qwen2", "hidden_size": 1024,
       "num_hidden_layers": 32, "num_attention_heads": 8, "num_key_value_heads": 2,
       "max_position_embeddings": 32768, "sliding_window": 4096)";
@@ -584,17 +604,53 @@ TEST_CASE("hf bad input: random corruptions of real configs give a config or an 
           "num_key_value_heads": 8, "sliding_window": 1024}})",
       R"({"model_type": "falcon", "hidden_size": 4544, "num_hidden_layers": 32,
           "num_attention_heads": 71, "multi_query": true, "new_decoder_architecture": false})"};
-  const std::vector<std::string> fields = {
-      "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
-      "head_dim", "max_position_embeddings", "sliding_window", "use_sliding_window",
-      "layer_types", "sliding_window_pattern", "kv_lora_rank", "qk_rope_head_dim",
-      "qk_nope_head_dim", "v_head_dim", "q_lora_rank", "query_pre_attn_scalar", "multi_query",
-      "new_decoder_architecture", "num_kv_heads", "max_window_layers", "text_config"};
+  const std::vector<std::string> fields = {"hidden_size",
+                                           "num_hidden_layers",
+                                           "num_attention_heads",
+                                           "num_key_value_heads",
+                                           "head_dim",
+                                           "max_position_embeddings",
+                                           "sliding_window",
+                                           "use_sliding_window",
+                                           "layer_types",
+                                           "sliding_window_pattern",
+                                           "kv_lora_rank",
+                                           "qk_rope_head_dim",
+                                           "qk_nope_head_dim",
+                                           "v_head_dim",
+                                           "q_lora_rank",
+                                           "query_pre_attn_scalar",
+                                           "multi_query",
+                                           "new_decoder_architecture",
+                                           "num_kv_heads",
+                                           "max_window_layers",
+                                           "text_config"};
   const std::vector<nlohmann::json> values = {
-      nullptr, true, false, 0, -1, 1, 2, 3, 7, 64, 4096, 4097, 1 << 30,
-      std::int64_t(1) << 40, 18446744073709551615ull, 0.5, 32.0, -0.0, 1e300, "32", "",
-      nlohmann::json::array(), nlohmann::json::array({"sliding_attention", "full_attention"}),
-      nlohmann::json::object(), nlohmann::json::object({{"num_hidden_layers", 2}})};
+      nullptr,
+      true,
+      false,
+      0,
+      -1,
+      1,
+      2,
+      3,
+      7,
+      64,
+      4096,
+      4097,
+      1 << 30,
+      std::int64_t(1) << 40,
+      18446744073709551615ull,
+      0.5,
+      32.0,
+      -0.0,
+      1e300,
+      "32",
+      "",
+      nlohmann::json::array(),
+      nlohmann::json::array({"sliding_attention", "full_attention"}),
+      nlohmann::json::object(),
+      nlohmann::json::object({{"num_hidden_layers", 2}})};
   const unsigned seed = 2718u;
   INFO("seed " << seed);
   std::mt19937 rng(seed);
@@ -603,11 +659,15 @@ TEST_CASE("hf bad input: random corruptions of real configs give a config or an 
     nlohmann::json j = nlohmann::json::parse(bases[rng() % bases.size()]);
     const int edits = 1 + static_cast<int>(rng() % 3);
     for (int e = 0; e < edits; ++e) {
-      nlohmann::json& target = (j.contains("text_config") && j["text_config"].is_object() && rng() % 2)
-                                   ? j["text_config"] : j;
+      nlohmann::json& target =
+          (j.contains("text_config") && j["text_config"].is_object() && rng() % 2)
+              ? j["text_config"]
+              : j;
       const std::string& field = fields[rng() % fields.size()];
-      if (rng() % 8 == 0) target.erase(field);
-      else target[field] = values[rng() % values.size()];
+      if (rng() % 8 == 0)
+        target.erase(field);
+      else
+        target[field] = values[rng() % values.size()];
     }
     const std::string text = j.dump();
     CAPTURE(text);

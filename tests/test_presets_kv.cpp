@@ -1,9 +1,8 @@
 // Presets and KV-cache accounting: every preset's cache worked out by hand, tensor parallelism,
 // dtypes (mxfp4 scale bytes included), windows, and a randomised property against a per-token
 // count.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdint>
 #include <random>
 #include <set>
@@ -32,10 +31,9 @@ TEST_CASE("presets: the required ones exist, in a stable order, with published s
   const auto& all = presets();
   std::vector<std::string> names;
   for (const auto& m : all) names.push_back(m.name);
-  const std::vector<std::string> first = {"llama-2-7b", "llama-3-8b", "llama-3.1-70b",
-                                          "falcon-7b", "mistral-7b-v0.1", "gemma-2-9b",
-                                          "gemma-3-12b", "gpt-oss-20b", "deepseek-v2-lite",
-                                          "deepseek-v3"};
+  const std::vector<std::string> first = {
+      "llama-2-7b", "llama-3-8b",  "llama-3.1-70b", "falcon-7b",        "mistral-7b-v0.1",
+      "gemma-2-9b", "gemma-3-12b", "gpt-oss-20b",   "deepseek-v2-lite", "deepseek-v3"};
   REQUIRE(names.size() >= first.size());
   CHECK(std::vector<std::string>(names.begin(), names.begin() + 10) == first);
   CHECK(std::set<std::string>(names.begin(), names.end()).size() == names.size());
@@ -208,12 +206,14 @@ TEST_CASE("kv: random models match a token-by-token count", "[kv]") {
       m.head_dim = m.qk_nope_dim + m.rope_dim;
       m.value_dim = pick(1, 128);
       m.layers.assign(static_cast<std::size_t>(m.num_layers), LayerKind::kFull);
-      const std::uint64_t row = dtype_storage_bytes(dt, 1, static_cast<std::uint64_t>(m.latent_dim + m.rope_dim));
+      const std::uint64_t row =
+          dtype_storage_bytes(dt, 1, static_cast<std::uint64_t>(m.latent_dim + m.rope_dim));
       for (int l = 0; l < m.num_layers; ++l)
         for (int t = 0; t < seq; ++t) want += row * static_cast<std::uint64_t>(batch);
       want_dev = want;
     } else {
-      m.kv_heads = divisors[static_cast<std::size_t>(pick(0, static_cast<int>(divisors.size()) - 1))];
+      m.kv_heads =
+          divisors[static_cast<std::size_t>(pick(0, static_cast<int>(divisors.size()) - 1))];
       m.head_dim = pick(1, 300);
       m.value_dim = m.head_dim;
       m.window = pick(1, 6000);
@@ -221,15 +221,18 @@ TEST_CASE("kv: random models match a token-by-token count", "[kv]") {
       for (auto& k : m.layers) k = pick(0, 1) ? LayerKind::kSliding : LayerKind::kFull;
       m.variant = m.num_sliding() == m.num_layers ? Variant::kSwa : Variant::kGqa;
       if (m.num_sliding() == 0) m.window = 0;
-      const std::uint64_t head_row = dtype_storage_bytes(dt, 1, static_cast<std::uint64_t>(m.head_dim));
+      const std::uint64_t head_row =
+          dtype_storage_bytes(dt, 1, static_cast<std::uint64_t>(m.head_dim));
       const int heads_dev = (m.kv_heads + tp - 1) / tp;
       for (int l = 0; l < m.num_layers; ++l) {
         const bool sliding = m.layers[static_cast<std::size_t>(l)] == LayerKind::kSliding;
         for (int t = 0; t < seq; ++t) {
           // Token t (0-based) is still cached by a sliding layer when it is among the W newest.
           if (sliding && t < seq - m.window) continue;
-          want += 2ull * static_cast<std::uint64_t>(m.kv_heads) * head_row * static_cast<std::uint64_t>(batch);
-          want_dev += 2ull * static_cast<std::uint64_t>(heads_dev) * head_row * static_cast<std::uint64_t>(batch);
+          want += 2ull * static_cast<std::uint64_t>(m.kv_heads) * head_row *
+                  static_cast<std::uint64_t>(batch);
+          want_dev += 2ull * static_cast<std::uint64_t>(heads_dev) * head_row *
+                      static_cast<std::uint64_t>(batch);
         }
       }
     }

@@ -1,0 +1,114 @@
+// Strict number parsing and output helpers of the command line.
+#include <cerrno>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "app/cli/cli_internal.h"
+#include "attention/error.h"
+#include "attention/npy.h"
+
+namespace app::cli {
+
+bool g_using_gpu = false;
+
+namespace {
+
+std::string quoted(const std::string& s) {
+  // Keep the message one line and printable whatever the user typed.
+  std::string out = "'";
+  for (char ch : s.substr(0, 64)) {
+    const auto u = static_cast<unsigned char>(ch);
+    out += (u < 0x20 || u == 0x7f) ? '?' : ch;
+  }
+  if (s.size() > 64) out += "...";
+  return out + "'";
+}
+
+}  // namespace
+
+std::string format(const char* fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  va_list copy;
+  va_copy(copy, args);
+  const int n = std::vsnprintf(nullptr, 0, fmt, copy);
+  va_end(copy);
+  std::string out(n > 0 ? static_cast<std::size_t>(n) : 0, '\0');
+  if (n > 0) std::vsnprintf(out.data(), out.size() + 1, fmt, args);
+  va_end(args);
+  return out;
+}
+
+std::int64_t parse_int(const std::string& flag, const std::string& text, std::int64_t lo,
+                       std::int64_t hi) {
+  const std::string want =
+      format("%s: expected an integer from %lld to %lld, found %s", flag.c_str(),
+             static_cast<long long>(lo), static_cast<long long>(hi), quoted(text).c_str());
+  std::size_t i = 0;
+  bool negative = false;
+  if (i < text.size() && (text[i] == '-' || text[i] == '+')) negative = text[i++] == '-';
+  if (i == text.size()) throw attn::InputError(want);
+  // Accumulate in unsigned with an overflow check; digits only (no "1e3", "0x10", "12x").
+  unsigned long long value = 0;
+  for (; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (ch < '0' || ch > '9') throw attn::InputError(want);
+    const unsigned long long digit = static_cast<unsigned long long>(ch - '0');
+    if (value > (~0ull - digit) / 10) throw attn::InputError(want);
+    value = value * 10 + digit;
+  }
+  if (value > static_cast<unsigned long long>(INT64_MAX)) throw attn::InputError(want);
+  const std::int64_t v =
+      negative ? -static_cast<std::int64_t>(value) : static_cast<std::int64_t>(value);
+  if (v < lo || v > hi) throw attn::InputError(want);
+  return v;
+}
+
+double parse_positive(const std::string& flag, const std::string& text) {
+  const std::string want =
+      format("%s: expected a finite number > 0, found %s", flag.c_str(), quoted(text).c_str());
+  if (text.empty() || text.size() > 64) throw attn::InputError(want);
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v) || !(v > 0))
+    throw attn::InputError(want);
+  return v;
+}
+
+attn::DType parse_dtype_flag(const std::string& flag, const std::string& text, bool allow_mxfp4) {
+  const auto dt = attn::parse_dtype(text);
+  if (!dt || (*dt == attn::DType::kMxfp4 && !allow_mxfp4)) {
+    throw attn::InputError(format("%s: expected one of fp32, fp16, bf16, fp8%s, found %s",
+                                  flag.c_str(), allow_mxfp4 ? ", mxfp4" : "",
+                                  quoted(text).c_str()));
+  }
+  return *dt;
+}
+
+void emit_text(const std::string& target, const std::string& text) {
+  if (target.empty() || target == "-") {
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
+        std::fputc('\n', stdout) == EOF || std::fflush(stdout) != 0) {
+      throw attn::InputError("cannot write to standard output");
+    }
+    return;
+  }
+  attn::write_file_atomic(target, text + "\n");
+}
+
+std::string human_bytes(double bytes) {
+  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 6) {
+    bytes /= 1024.0;
+    ++u;
+  }
+  if (u == 0) return format("%.0f B", bytes);
+  return format(bytes >= 100 ? "%.0f %s" : bytes >= 10 ? "%.1f %s" : "%.2f %s", bytes, kUnits[u]);
+}
+
+}  // namespace app::cli

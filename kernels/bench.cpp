@@ -1,0 +1,166 @@
+// Benchmark harness: case validation, KV bytes, and run_bench's dispatch to the CPU
+// (bench_cpu.cpp) or the GPU (bench_gpu.h). Suites are in suites.cpp, JSON in bench_json.cpp.
+#include "kernels/bench.h"
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <new>
+#include <optional>
+#include <string>
+
+#include "attention/error.h"
+#include "kernels/bench_cpu.h"
+#include "kernels/bench_gpu.h"
+#include "kernels/gpu.h"
+
+#ifndef ATTNLAB_GIT_COMMIT
+#define ATTNLAB_GIT_COMMIT "unknown"
+#endif
+
+namespace kern {
+namespace {
+
+using attn::InputError;
+using attn::Limits;
+
+void check_range(const char* flag, std::int64_t value, std::int64_t lo, std::int64_t hi,
+                 const char* what) {
+  if (value < lo || value > hi) {
+    throw InputError(std::string(flag) + ": expected " + what + " from " + std::to_string(lo) +
+                     " to " + std::to_string(hi) + ", found " + std::to_string(value));
+  }
+}
+
+std::string iso_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+bool cancelled(const BenchOptions& opt) {
+  return opt.cancel != nullptr && opt.cancel->load(std::memory_order_relaxed);
+}
+
+}  // namespace
+
+std::string build_commit() { return ATTNLAB_GIT_COMMIT; }
+
+void BenchCase::validate() const {
+  check_range("--batch", batch, 1, Limits::kMaxBatch, "B");
+  check_range("--seq", seq, 1, Limits::kMaxSeq, "S");
+  check_range("--q-heads", q_heads, 1, Limits::kMaxHeads, "Hq");
+  check_range("--window", window, 0, Limits::kMaxSeq, "W (0 = full)");
+  if (!std::isfinite(scale) || scale < 0)
+    throw InputError("--scale: expected a finite number > 0 (0 = default), found " +
+                     std::to_string(scale));
+  if (dtype == attn::DType::kMxfp4)
+    throw InputError(
+        "--dtype: mxfp4 is for KV-cache accounting only; bench takes fp32, fp16, "
+        "bf16 or fp8");
+  if (variant == attn::Variant::kMla) {
+    check_range("--latent-dim", latent_dim, 1, Limits::kMaxHeadDim, "Dl");
+    check_range("--rope-dim", rope_dim, 0, Limits::kMaxHeadDim, "Dr");
+    if (kv_heads != 1)
+      throw InputError("--kv-heads: mla has one latent cache (Hkv = 1), found " +
+                       std::to_string(kv_heads));
+    if (head_dim != latent_dim + rope_dim)
+      throw InputError("--head-dim: mla's is Dl + Dr = " + std::to_string(latent_dim + rope_dim) +
+                       ", found " + std::to_string(head_dim));
+    if (window != 0) throw InputError("--window: not used by mla, found " + std::to_string(window));
+    return;
+  }
+  check_range("--kv-heads", kv_heads, 1, Limits::kMaxHeads, "Hkv");
+  check_range("--head-dim", head_dim, 1, Limits::kMaxHeadDim, "D");
+  if (latent_dim != 0 || rope_dim != 0)
+    throw InputError("--latent-dim/--rope-dim: only used by mla");
+  const std::string v(attn::variant_name(variant));
+  if (q_heads % kv_heads != 0)
+    throw InputError("--kv-heads: Hkv = " + std::to_string(kv_heads) +
+                     " does not divide Hq = " + std::to_string(q_heads));
+  if (variant == attn::Variant::kMha && kv_heads != q_heads)
+    throw InputError("--kv-heads: mha needs Hkv = Hq = " + std::to_string(q_heads) + ", found " +
+                     std::to_string(kv_heads));
+  if (variant == attn::Variant::kMqa && kv_heads != 1)
+    throw InputError("--kv-heads: mqa needs Hkv = 1, found " + std::to_string(kv_heads));
+  if (variant == attn::Variant::kSwa && window < 1)
+    throw InputError("--window: swa needs a window W >= 1");
+}
+
+std::uint64_t BenchCase::kv_bytes() const {
+  // Saturating: validate() bounds each factor, not their product.
+  const double positions =
+      static_cast<double>(window > 0 && window < seq ? window : seq) * static_cast<double>(batch);
+  const bool mla = variant == attn::Variant::kMla;
+  const double rows = mla ? positions : positions * 2.0 * kv_heads;  // K and V rows of D
+  const double row_len = mla ? latent_dim + rope_dim : head_dim;
+  if (rows <= 0 || row_len <= 0) return 0;
+  if (rows * row_len * 4.0 > 1.8e19) return UINT64_MAX;
+  return attn::dtype_storage_bytes(dtype, static_cast<std::uint64_t>(rows),
+                                   static_cast<std::uint64_t>(row_len));
+}
+
+BenchReport run_bench(const std::vector<BenchCase>& cases, const BenchOptions& opt) {
+  BenchReport rep;
+  rep.date = iso_now();
+  rep.commit = build_commit();
+  rep.suite = opt.suite.empty() ? "single" : opt.suite;
+  const int total = static_cast<int>(cases.size());
+
+  if (opt.device == BenchDevice::kGpu) {
+    const DeviceInfo info = query_device();
+    if (!info.available)
+      throw attn::DeviceError("no GPU: " +
+                              (info.reason.empty() ? std::string("none found") : info.reason));
+    rep.device.kind = "gpu";
+    rep.device.name = info.name;
+    rep.device.driver = info.driver;
+    rep.device.runtime = info.runtime;
+    rep.device.multiprocessors = info.multiprocessors;
+    rep.device.memory_bytes = info.total_memory;
+    rep.device.probe_gbps = gpu_read_probe_gbps();
+    for (int i = 0; i < total; ++i) {
+      if (cancelled(opt)) break;
+      const BenchCase& c = cases[static_cast<std::size_t>(i)];
+      if (opt.progress) opt.progress(i, total, c);
+      BenchResult r;
+      try {
+        c.validate();
+        r = gpu_bench_case(c, opt);
+      } catch (const InputError& e) {
+        r = BenchResult{};
+        r.c = c;
+        r.device = "gpu";
+        r.error = e.what();
+      } catch (const std::bad_alloc&) {
+        r = BenchResult{};
+        r.c = c;
+        r.device = "gpu";
+        r.error = "out of host memory for this case";
+      }
+      if (cancelled(opt)) break;  // a cancelled case is dropped
+      if (r.probe_gbps <= 0) r.probe_gbps = rep.device.probe_gbps;
+      rep.results.push_back(std::move(r));
+    }
+    return rep;
+  }
+
+  const int threads = cpu_bench_threads(opt.threads);
+  rep.device = cpu_environment(threads);
+  rep.device.probe_gbps = cpu_probe_for_bench(threads, opt.probe_bytes);
+  for (int i = 0; i < total; ++i) {
+    if (cancelled(opt)) break;
+    const BenchCase& c = cases[static_cast<std::size_t>(i)];
+    if (opt.progress) opt.progress(i, total, c);
+    std::optional<BenchResult> r = cpu_bench_case(c, opt, threads);
+    if (!r) break;  // cancelled: dropped
+    r->probe_gbps = rep.device.probe_gbps;
+    rep.results.push_back(std::move(*r));
+  }
+  return rep;
+}
+
+}  // namespace kern
