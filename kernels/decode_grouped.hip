@@ -393,15 +393,29 @@ __global__ void grouped_combine_kernel(const Params p) {
   for (int dd = threadIdx.x; dd < p.dv; dd += blockDim.x) {
     attn::SoftmaxState<float> run;
     float acc = 0.0f;
-    for (int s = 0; s < p.splits; ++s) {
-      const long long prow = s * rows + row;
-      const float2 ps = p.part_state[prow];
-      attn::SoftmaxState<float> part;
-      part.max = ps.x;
-      part.sum = ps.y;
-      float sa, sb;
-      run = attn::SoftmaxState<float>::merge(run, part, &sa, &sb);
-      acc = acc * sa + (sb != 0.0f ? p.part_acc[prow * p.dv + dd] * sb : 0.0f);
+    // Eight splits' loads are issued before their merges (independent loads in flight; a
+    // dependent merge per load made the combine latency-bound). Past the last split the
+    // state is empty, which merges as the identity.
+    constexpr int kAhead = 8;
+    for (int s0 = 0; s0 < p.splits; s0 += kAhead) {
+      float2 ps[kAhead];
+      float pa[kAhead];
+#pragma unroll
+      for (int i = 0; i < kAhead; ++i) {
+        const long long prow = static_cast<long long>(s0 + i) * rows + row;
+        const bool in = s0 + i < p.splits;
+        ps[i] = in ? p.part_state[prow] : make_float2(-INFINITY, 0.0f);
+        pa[i] = in ? p.part_acc[prow * p.dv + dd] : 0.0f;
+      }
+#pragma unroll
+      for (int i = 0; i < kAhead; ++i) {
+        attn::SoftmaxState<float> part;
+        part.max = ps[i].x;
+        part.sum = ps[i].y;
+        float sa, sb;
+        run = attn::SoftmaxState<float>::merge(run, part, &sa, &sb);
+        acc = acc * sa + (sb != 0.0f ? pa[i] * sb : 0.0f);
+      }
     }
     p.out[row * p.dv + dd] = acc * run.inv_sum();
   }
