@@ -467,7 +467,20 @@ void draw_roofline(App& app, const ResultSet* set) {
     } catch (const std::exception&) {
     }
   }
-  const vis::PlotSpec spec = vis::roofline_plot(*gpu, dt, pts, probe);
+  vis::PlotSpec spec = vis::roofline_plot(*gpu, dt, pts, probe);
+  // MI355X's roof beside the chosen one (dashed): where the same points would be bounded there.
+  const attn::GpuSpec* mi = attn::find_gpu(kProjectedGpu);
+  if (mi && mi != gpu) {
+    vis::Series r;
+    r.name = "MI355X roof (datasheet): " + vis::format_bandwidth(mi->bandwidth_bytes_per_s()) +
+             ", " + vis::format_flops(mi->matrix_flops_per_s(dt)) + "/s";
+    vis::roofline_curve(*mi, dt, spec.x.min, spec.x.max, 48, &r.x, &r.y);
+    r.dashed = true;
+    r.color = IM_COL32(237, 28, 36, 200);
+    r.thickness = 1.5f;
+    spec.series.insert(spec.series.begin() + 1, r);
+    spec.y.max = std::max(spec.y.max, mi->matrix_flops_per_s(dt) * 2);
+  }
   const float h = std::max(220.0f, ImGui::GetContentRegionAvail().y - 8);
   vis::draw_plot("##roofline", spec, ImVec2(-1, h));
 }

@@ -218,7 +218,9 @@ void body_naive(App& app) {
       "Naive MLA rebuilds every head's K and V from the latent each step: B * S * H * (Dn + Dv) "
       "* Dl multiply-adds, growing with S. Absorbed MLA pays a fixed query/output absorption "
       "per step and then reads the same latent. Both read the same cache bytes, so in decode the "
-      "FLOPs decide; the rebuild only pays off when many query tokens share it (prefill).");
+      "FLOPs decide and absorbed wins. In prefill T queries share one rebuild, and per "
+      "query-key pair naive does H * (Dn + Dr + Dv) multiply-adds against absorbed's "
+      "H * (2 Dl + Dr): there naive is the faster form.");
   const attn::ModelConfig& m = app.model;
   if (m.variant == attn::Variant::kMla) {
     try {
@@ -232,6 +234,15 @@ void body_naive(App& app) {
       value("naive, one layer:", vis::format_flops(n.flops) + ", " + vis::format_bytes(n.total_bytes()),
             nullptr);
       value("naive / absorbed FLOPs:", vis::format_ratio(n.flops / a.flops), nullptr);
+      {  // prefill of T = S queries: rebuild or absorption once per key or query, then pairs
+        const double h = l.q_heads, dl = m.latent_dim, dr = m.rope_dim;
+        const double dn = m.qk_nope_dim, dv = m.value_dim, t = static_cast<double>(app.seq);
+        const double absorbed = t * h * dl * (dn + dv) + t * t * h * (2 * dl + dr);
+        const double naive = t * h * dl * (dn + dv) + t * t * h * (dn + dr + dv);
+        value("prefill of S tokens, naive / absorbed FLOPs:", vis::format_ratio(naive / absorbed),
+              "T = S queries: absorbed T*H*Dl*(Dn+Dv) + T*S*H*(2Dl+Dr); naive "
+              "S*H*Dl*(Dn+Dv) + T*S*H*(Dn+Dr+Dv) multiply-adds, counting every query-key pair (a causal mask halves both pair terms)");
+      }
       if (const attn::GpuSpec* g = chosen_gpu(app)) {
         const auto pa = attn::project(a, *g, app.kv_dtype);
         const auto pn = attn::project(n, *g, app.kv_dtype);

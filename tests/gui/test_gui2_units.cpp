@@ -136,3 +136,22 @@ TEST_CASE("results files: CSV, export and import round trip, import errors", "[g
   CHECK_THROWS_AS(app::read_results_file(path), attn::InputError);
   std::remove(path.c_str());
 }
+
+TEST_CASE("recorded results: every shipped file parses and carries its provenance",
+          "[gui][results]") {
+  app::LatencyState st;
+  app::load_recorded_results(st);
+  for (const std::string& e : st.recorded_errors) FAIL_CHECK("recorded file skipped: " << e);
+  if (st.sets.empty()) WARN("no assets/results/*.json in this build");
+  for (const app::ResultSet& s : st.sets) {
+    CAPTURE(s.name);
+    CHECK(s.origin == app::ResultSet::Origin::kRecorded);
+    CHECK_FALSE(s.report.device.name.empty());
+    CHECK_FALSE(s.report.date.empty());
+    CHECK_FALSE(s.report.commit.empty());
+    CHECK_FALSE(s.report.results.empty());
+  }
+  const std::size_t n = st.sets.size();
+  app::load_recorded_results(st);  // once only
+  CHECK(st.sets.size() == n);
+}
