@@ -14,6 +14,7 @@
 #include <imgui_impl_sdl.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -165,6 +166,7 @@ int main(int argc, char** argv) {
                              : std::chrono::duration<double>(t_frame - t_start).count();
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplSDL2_NewFrame();
+    if (screenshot) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // no hover readouts in pictures
     ImGui::NewFrame();
     app::draw_frame(app);
     ImGui::Render();

@@ -100,7 +100,7 @@ void draw_mla(const vis::Canvas& c, const attn::ModelConfig& m, const App& app, 
   c.box({cache, "latent cache, " + bytes_note(static_cast<double>(B) * static_cast<double>(cached) * (Dl + Dr), dt),
          "[B, S, Dl + Dr]   one row per token, shared by all heads", dims({B, cached, Dl + Dr}), vis::BoxStyle::kCache});
   if (!naive) {
-    vis::Box q{q2, "q_lat = q_nope W_UK (absorbed)", "[B, H, Dl + Dr]", dims({B, H, Dl + Dr}), vis::BoxStyle::kTensor};
+    vis::Box q{q2, "q_lat = q_nope W_UK", "[B, H, Dl + Dr]", dims({B, H, Dl + Dr}), vis::BoxStyle::kTensor};
     q.highlight = true;
     c.box(q);
     c.box({att, "attention over the latent: keys = all Dl + Dr columns, values = first Dl", "scores [B, H, S] -> o_lat [B, H, Dl]",

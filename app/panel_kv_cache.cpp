@@ -130,7 +130,7 @@ void rebuild(App& app, const KvCacheKey& key) {
   p.y.scale = vis::AxisScale::kLog;
   p.y.log_base = 2;  // ticks at powers of two: 1 MiB, 16 MiB, 256 MiB, 4 GiB ...
   p.y.format = [](double v) { return vis::format_bytes(v); };
-  p.legend = vis::LegendPos::kBottomRight;  // curves rise to the right: that corner stays free
+  p.legend = vis::LegendPos::kAbove;  // six curves: a legend inside would cover some
   for (const KvVariantRow& r : kv.rows) {
     if (!r.error.empty()) continue;
     vis::Series s;

@@ -353,6 +353,19 @@ void body_measured(App& app) {
   const ResultSet* last = nullptr;
   for (const ResultSet& s : st.sets)
     if (!s.report.results.empty()) last = &s;
+  try {  // what the roofline says for the model's layer, before and beside any measurement
+    const kern::BenchCase c = case_from_model(app.model, 0, app.batch, app.seq, attn::DType::kBf16);
+    const attn::GpuSpec* chosen = attn::find_gpu(app.gpu_name);
+    const attn::GpuSpec* mi = attn::find_gpu("MI355X");
+    for (const attn::GpuSpec* g : {chosen, mi == chosen ? nullptr : mi}) {
+      if (!g) continue;
+      value(("the model's layer 0, bf16, projected on " + g->name + ":").c_str(),
+            vis::format_duration_us(projected_us(c, *g)) + " (roofline)",
+            "max(bytes / bandwidth, FLOPs / matrix rate) from the datasheet: the floor a "
+            "perfect kernel would reach, not a measurement");
+    }
+  } catch (const std::exception&) {
+  }
   if (!last) {
     ImGui::TextDisabled("(no results yet)");
     return;
