@@ -1,57 +1,14 @@
-// attnlab's own settings file (ImGui keeps window positions in its imgui.ini beside it):
-// $ATTNLAB_CONFIG_DIR, else $XDG_CONFIG_HOME/attnlab, else ~/.config/attnlab; settings.json.
-// Written atomically (attn::write_file_atomic). A file that cannot be parsed, or whose fields
-// have the wrong type or are out of range, is moved aside to settings.json.bad-<unix time> and
-// replaced by defaults, with a warning for the status bar. Unknown fields are ignored.
+// The App-facing part of the settings: what is saved from the App, and applying settings to it.
+// The file format, reading and writing are in app/settings_file.h.
 #pragma once
-#include <array>
-#include <cstdint>
-#include <string>
-
 #include "app/app_state.h"
+#include "app/settings_file.h"
 
 namespace app {
-
-struct Settings {
-  std::string preset = "llama-3-8b";   // empty when the model came from a config.json
-  std::string import_path;             // that config.json
-  bool what_if = false;
-  std::string what_if_variant = "gqa";
-  int what_if_kv_heads = 0;
-  int what_if_latent_dim = 512;
-  int what_if_rope_dim = 64;
-  int what_if_window = 4096;
-  int what_if_local_per_global = 0;
-  std::string kv_dtype = "bf16";
-  int tp = 1;
-  std::int64_t seq = 32768;
-  std::int64_t batch = 1;
-  std::string gpu = "H200";
-  std::array<bool, 6> show = {true, true, true, true, true, false};  // panel_names() order
-  float ui_scale = 1.0f;
-  bool mla_naive = false;
-};
-
-std::string settings_to_json(const Settings& s);
-// Throws attn::InputError "origin: field 'x': expected ..., found ..." for bad content.
-Settings settings_from_json(const std::string& text, const std::string& origin);
 
 Settings settings_from_app(const App& app);
 // Applies everything and loads the model (preset, or the config.json when it still reads; a
 // failure falls back to llama-3-8b with a message posted).
 void apply_settings(const Settings& s, App& app);
-
-// The folder (not created here).
-std::string settings_dir();
-
-struct LoadedSettings {
-  Settings settings;
-  bool from_file = false;  // false: defaults (no file, or a bad one moved aside)
-  std::string warning;     // non-empty when a bad file was moved aside
-};
-// Never throws: a missing file gives defaults silently, a bad one as described above.
-LoadedSettings load_settings(const std::string& dir);
-// Creates the folder when needed. Throws attn::InputError naming the path.
-void save_settings(const std::string& dir, const Settings& s);
 
 }  // namespace app

@@ -117,10 +117,12 @@ inline ProcResult run_process(const std::vector<std::string>& argv, double timeo
   return r;
 }
 
+#ifdef ATTNLAB_EXE
 inline std::vector<std::string> attnlab_argv(std::vector<std::string> args) {
   args.insert(args.begin(), ATTNLAB_EXE);
   return args;
 }
+#endif
 
 // A fresh folder under the system temp dir, removed (made writable first) on destruction.
 struct TempDir {

@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (build-fuzz/, Debian's clang, fuzzer + ASan + UBSan) and runs
 # each for a given time, then prints executions and crashes per target.
 #   tools/fuzz.sh all 15              every target for 15 s (2 at a time: FUZZ_PARALLEL=2)
-#   tools/fuzz.sh fuzz_npy 3600       one target for an hour
+#   tools/fuzz.sh fuzz_npy 3600       one target for an hour (or a list: fuzz_npy,fuzz_hf_config)
 # Corpora grow in build-fuzz/fuzz-corpus/TARGET (seeded from assets/ and the NPY writer each
 # run); crashes land in build-fuzz/fuzz-crashes/TARGET/ (reproduce: build-fuzz/tests/fuzz/TARGET FILE).
 # Exit status: 0 when every target ran and none crashed.
@@ -25,7 +25,7 @@ else
   cmake "$bdir" >"$bdir/fuzz-configure.log" 2>&1 || { cat "$bdir/fuzz-configure.log"; echo "fuzz: FAILED (configure)"; exit 1; }
 fi
 all_targets=$(cmake --build "$bdir" --target help | sed -n 's/^\.\.\. \(fuzz_[a-z_]*\).*/\1/p' | sort)
-if [ "$target" = all ]; then targets=$all_targets; else targets=$target; fi
+if [ "$target" = all ]; then targets=$all_targets; else targets=${target//,/ }; fi
 for t in $targets; do
   echo "$all_targets" | grep -qx "$t" || { echo "fuzz: unknown target '$t' (known: $(echo $all_targets))"; exit 1; }
 done
