@@ -107,6 +107,12 @@ void make_inputs(const fault::TempDir& d, unsigned seed) {
   put("no_newline.npy", npy_raw(1, npy_dict("<f4", q_shape), f32_payload(q_n), false));
   put("cut_dict.npy", npy_raw(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 6, 8), ",
                               f32_payload(q_n)));
+  {  // a well-formed header whose data (sparse on disk) is past Limits::kMaxTensorBytes
+    const std::int64_t n = attn::Limits::kMaxTensorBytes / 4 + 1024;
+    const std::string h = npy_raw(1, npy_dict("<f4", "(" + std::to_string(n) + ",)"), "");
+    put("huge_file.npy", h);
+    REQUIRE(::truncate((d / "huge_file.npy").c_str(), static_cast<off_t>(h.size() + 4 * n)) == 0);
+  }
   put("int_q.npy", npy_raw(1, npy_dict("<i4", q_shape), f32_payload(q_n)));
   put("unreadable.npy", fault::read_bytes(d / "q.npy"));
   ::chmod((d / "unreadable.npy").c_str(), 0);
@@ -192,6 +198,7 @@ std::vector<Case> run_cases() {
         "unicode.npy", "bool.npy", "no_descr.npy", "no_shape.npy", "fortran.npy",
         "negative_dim.npy", "fraction_dim.npy", "huge_claim.npy", "overflow_claim.npy",
         "data_short.npy", "data_trailing.npy", "no_newline.npy", "cut_dict.npy", "int_q.npy",
+        "huge_file.npy",
         "missing.npy"})
     c.push_back({std::string("q is ") + f, gqa_q(f), {2}, f});
   c.push_back({"q is a directory", gqa_q("adir"), {2}, "adir"});
