@@ -168,7 +168,8 @@ void settings_seeds(const fs::path& dir) {
   put(dir / "typical.json", R"({"preset": "llama-3-8b", "import_path": "", "what_if": true,
   "what_if_variant": "mla", "what_if_kv_heads": 8, "what_if_latent_dim": 512, "what_if_rope_dim": 64,
   "what_if_window": 4096, "what_if_local_per_global": 5, "kv_dtype": "bf16", "tp": 2, "seq": 32768,
-  "batch": 1, "gpu": "H200", "show": [true, true, true, true, true, false], "ui_scale": 1.25,
+  "batch": 1, "gpu": "H200", "show": {"model": true, "kv-cache": true, "data-flow": true,
+  "attention": true, "latency": false, "tour": true}, "ui_scale": 1.25,
   "mla_naive": false})");
   put(dir / "empty_object.json", "{}");
   put(dir / "bad_values.json", R"({"tp": -1, "seq": 1e30, "ui_scale": "big", "kv_dtype": "fp3", "preset": 7,
