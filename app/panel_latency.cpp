@@ -101,6 +101,7 @@ void start_job(App& app) {
   // 0 = all cores but one, which the UI keeps (frames stay smooth while the CPU is timed).
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   opt.threads = st.cpu_threads > 0 ? st.cpu_threads : std::max(1, cores - 1);
+  opt.suite = st.workload == 0 ? std::string() : std::string(kWorkloads[st.workload]);
   opt.min_runs = std::max(1, st.min_runs);
   opt.min_seconds = std::max(0.0, static_cast<double>(st.min_seconds));
   const std::string title = std::string(kWorkloads[st.workload]) + " on " +
@@ -466,7 +467,20 @@ void draw_roofline(App& app, const ResultSet* set) {
     } catch (const std::exception&) {
     }
   }
-  const vis::PlotSpec spec = vis::roofline_plot(*gpu, dt, pts, probe);
+  vis::PlotSpec spec = vis::roofline_plot(*gpu, dt, pts, probe);
+  // MI355X's roof beside the chosen one (dashed): where the same points would be bounded there.
+  const attn::GpuSpec* mi = attn::find_gpu(kProjectedGpu);
+  if (mi && mi != gpu) {
+    vis::Series r;
+    r.name = "MI355X roof (datasheet): " + vis::format_bandwidth(mi->bandwidth_bytes_per_s()) +
+             ", " + vis::format_flops(mi->matrix_flops_per_s(dt)) + "/s";
+    vis::roofline_curve(*mi, dt, spec.x.min, spec.x.max, 48, &r.x, &r.y);
+    r.dashed = true;
+    r.color = IM_COL32(237, 28, 36, 200);
+    r.thickness = 1.5f;
+    spec.series.insert(spec.series.begin() + 1, r);
+    spec.y.max = std::max(spec.y.max, mi->matrix_flops_per_s(dt) * 2);
+  }
   const float h = std::max(220.0f, ImGui::GetContentRegionAvail().y - 8);
   vis::draw_plot("##roofline", spec, ImVec2(-1, h));
 }
@@ -474,6 +488,16 @@ void draw_roofline(App& app, const ResultSet* set) {
 }  // namespace
 
 // ---- [SECTION] The panel -------------------------------------------------------------------
+
+bool start_latency_job(App& app) {
+  if (app.latency.runner && app.latency.runner->running()) return false;
+  start_job(app);
+  return app.latency.runner && app.latency.runner->running();
+}
+
+bool latency_job_running(const App& app) {
+  return app.latency.runner && app.latency.runner->running();
+}
 
 void draw_latency_panel(App& app) {
   LatencyState& st = app.latency;

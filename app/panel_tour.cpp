@@ -218,7 +218,9 @@ void body_naive(App& app) {
       "Naive MLA rebuilds every head's K and V from the latent each step: B * S * H * (Dn + Dv) "
       "* Dl multiply-adds, growing with S. Absorbed MLA pays a fixed query/output absorption "
       "per step and then reads the same latent. Both read the same cache bytes, so in decode the "
-      "FLOPs decide; the rebuild only pays off when many query tokens share it (prefill).");
+      "FLOPs decide and absorbed wins. In prefill T queries share one rebuild, and per "
+      "query-key pair naive does H * (Dn + Dr + Dv) multiply-adds against absorbed's "
+      "H * (2 Dl + Dr): there naive is the faster form.");
   const attn::ModelConfig& m = app.model;
   if (m.variant == attn::Variant::kMla) {
     try {
@@ -232,6 +234,15 @@ void body_naive(App& app) {
       value("naive, one layer:", vis::format_flops(n.flops) + ", " + vis::format_bytes(n.total_bytes()),
             nullptr);
       value("naive / absorbed FLOPs:", vis::format_ratio(n.flops / a.flops), nullptr);
+      {  // prefill of T = S queries: rebuild or absorption once per key or query, then pairs
+        const double h = l.q_heads, dl = m.latent_dim, dr = m.rope_dim;
+        const double dn = m.qk_nope_dim, dv = m.value_dim, t = static_cast<double>(app.seq);
+        const double absorbed = t * h * dl * (dn + dv) + t * t * h * (2 * dl + dr);
+        const double naive = t * h * dl * (dn + dv) + t * t * h * (dn + dr + dv);
+        value("prefill of S tokens, naive / absorbed FLOPs:", vis::format_ratio(naive / absorbed),
+              "T = S queries: absorbed T*H*Dl*(Dn+Dv) + T*S*H*(2Dl+Dr); naive "
+              "S*H*Dl*(Dn+Dv) + T*S*H*(Dn+Dr+Dv) multiply-adds, counting every query-key pair (a causal mask halves both pair terms)");
+      }
       if (const attn::GpuSpec* g = chosen_gpu(app)) {
         const auto pa = attn::project(a, *g, app.kv_dtype);
         const auto pn = attn::project(n, *g, app.kv_dtype);
@@ -323,10 +334,38 @@ void body_measured(App& app) {
       "roof here) and with the datasheet roof; the MI355X column is the roofline projection of "
       "the same case on an MI355X, not a measurement. Press Run there (GPU when available), or "
       "pick a recorded result.");
+  {
+    const bool busy = latency_job_running(app);
+    ImGui::BeginDisabled(busy);
+    if (ImGui::Button(app.device.available ? "Try: time the model's layer on the GPU"
+                                           : "Try: time the model's layer on the CPU")) {
+      app.latency.workload = 0;
+      app.latency.device = app.device.available ? 1 : 0;
+      start_latency_job(app);
+      show_panel(app, "latency");
+    }
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::TextDisabled(busy ? "running: see the latency panel" : "B and S of the model panel");
+    if (!app.latency.job_error.empty()) vis::error_text(app.latency.job_error);
+  }
   const LatencyState& st = app.latency;
   const ResultSet* last = nullptr;
   for (const ResultSet& s : st.sets)
     if (!s.report.results.empty()) last = &s;
+  try {  // what the roofline says for the model's layer, before and beside any measurement
+    const kern::BenchCase c = case_from_model(app.model, 0, app.batch, app.seq, attn::DType::kBf16);
+    const attn::GpuSpec* chosen = attn::find_gpu(app.gpu_name);
+    const attn::GpuSpec* mi = attn::find_gpu("MI355X");
+    for (const attn::GpuSpec* g : {chosen, mi == chosen ? nullptr : mi}) {
+      if (!g) continue;
+      value(("the model's layer 0, bf16, projected on " + g->name + ":").c_str(),
+            vis::format_duration_us(projected_us(c, *g)) + " (roofline)",
+            "max(bytes / bandwidth, FLOPs / matrix rate) from the datasheet: the floor a "
+            "perfect kernel would reach, not a measurement");
+    }
+  } catch (const std::exception&) {
+  }
   if (!last) {
     ImGui::TextDisabled("(no results yet)");
     return;
@@ -369,9 +408,13 @@ void body_tp(App& app) {
       attn::WhatIf keep;
       keep.kv_heads = 0;
       attn::KvReport r;
-      if (!preset_with(app.base.name.c_str(), v, &m, &keep) ||
-          !kv_of(m, app.seq, app.kv_dtype, app.tp, &r))
+      try {  // the base model (a preset or an imported config.json) under each variant
+        keep.variant = *attn::parse_variant(v);
+        m = attn::apply_what_if(app.base, keep);
+      } catch (const std::exception&) {
         continue;
+      }
+      if (!kv_of(m, app.seq, app.kv_dtype, app.tp, &r)) continue;
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       if (m.variant == attn::Variant::kMla)

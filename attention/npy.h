@@ -33,7 +33,7 @@ std::vector<std::int64_t> npy_to_int64(const NpyArray& a, const std::string& ori
 std::vector<unsigned char> npy_bytes(const TensorF& t);
 std::vector<unsigned char> npy_bytes_i64(const std::vector<std::int64_t>& shape,
                                          const std::vector<std::int64_t>& data);
-// Writes atomically: to "path.tmp-<pid>" in the same folder, then rename; on failure the
+// Writes atomically: to "path.tmp-<pid>-<n>" in the same folder, then rename; on failure the
 // existing file is untouched and the temporary removed. Throws InputError naming the path.
 void write_npy(const std::string& path, const TensorF& t);
 void write_file_atomic(const std::string& path, const std::string& contents);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -69,7 +70,10 @@ void check_numel(const std::vector<std::int64_t>& shape, std::size_t n, const ch
 }
 
 void write_all_atomic(const std::string& path, const unsigned char* data, std::size_t size) {
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  // The pid keeps processes apart, the counter threads of one process (the explorer's jobs).
+  static std::atomic<unsigned> counter{0};
+  const std::string tmp = path + ".tmp-" + std::to_string(::getpid()) + "-" +
+                          std::to_string(counter.fetch_add(1));
   int mode = 0666;  // reduced by the umask, like any new file
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {

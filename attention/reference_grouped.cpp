@@ -41,7 +41,8 @@
 // ---------------------------------------------------------------------------------------------
 // The build cannot assume -march=native, but the loop is worth 2-4x with AVX2/AVX-512 and FMA:
 // GCC's target_clones compiles it three times and picks one at load time (ifunc).
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    !defined(__SANITIZE_THREAD__)  // TSan cannot run ifunc resolvers before it starts
 #define ATTN_MULTIVERSION __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define ATTN_MULTIVERSION

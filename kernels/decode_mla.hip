@@ -19,6 +19,9 @@
 //      Split-KV: the launcher picks the number of splits from B, the head tiles, S and the
 //      multiprocessor count; partial (max, sum, unnormalised output) go to the workspace and a
 //      combine kernel merges them with SoftmaxState::merge.
+//   v2 candidates (MlaKernelChoice, off by default until measured; NOTES.md has the predictions):
+//      combine = 2: the split states merged in parallel, then independent weighted loads;
+//      fp8_fp16: e4m3 -> fp16 (one conversion per pair) and fp16 MMA, Q rows scaled by 2^e.
 //   Figures, floors and what each change predicted: kernels/NOTES.md (MLA section).
 #include "kernels/hip_compat.h"  // first: the runtime defines __forceinline__ for softmax_state.h
 
@@ -92,6 +95,7 @@ __global__ void __launch_bounds__(kHG * kWarpsPerGroup * mo::kWarp)
   constexpr int kRowChunks = kDk * kElemBytes / 16;  // 16-byte chunks per KV row
   static_assert(kBlockN % 16 == 0 && kBlockN % kRowThreads == 0, "block length");
   constexpr int kTpt = kBlockN / kRowThreads;        // tokens per softmax thread
+  constexpr bool kQScaled = kFp8 && std::is_same<T, mo::Fp16>::value;
 
   extern __shared__ __align__(16) unsigned char smem[];
   const int tid = threadIdx.x, lane = tid % mo::kWarp, warp = tid / mo::kWarp;
@@ -157,6 +161,32 @@ __global__ void __launch_bounds__(kHG * kWarpsPerGroup * mo::kWarp)
 
   mo::copy_wait<0>();
   __syncthreads();
+  // fp8 through fp16 MMA: each Q row (bf16) is scaled by 2^e into [2^14, 2^15) and stored as
+  // fp16, exactly for every element above 2^-29 of the row's max; the softmax thread of that
+  // row (the same thread: row = tid / kRowThreads) undoes 2^e on the scores.
+  float row_unscale = 1.f;
+  if constexpr (kQScaled) {
+    std::uint32_t* qw = reinterpret_cast<std::uint32_t*>(smem + L::kQ0) + (tid / kRowThreads) * (kLd / 2);
+    const int sub = tid % kRowThreads;
+    float amax = 0.f;
+    for (int c = sub; c < kDk / 2; c += kRowThreads) {
+      const std::uint32_t w = qw[c];
+      amax = fmaxf(amax, fmaxf(fabsf(mo::bf16_to_float(w & 0xffffu)), fabsf(mo::bf16_to_float(w >> 16))));
+    }
+#pragma unroll
+    for (int off = kRowThreads / 2; off > 0; off /= 2)
+      amax = fmaxf(amax, ATTNLAB_SHFL_XOR(amax, off, mo::kWarp));
+    int ex = 0;
+    if (amax > 0.f) (void)frexpf(amax, &ex);      // amax = m 2^ex, m in [0.5, 1)
+    const int e = amax > 0.f ? max(-100, min(100, 15 - ex)) : 0;
+    const float up = ldexpf(1.f, e);
+    row_unscale = ldexpf(1.f, -e);
+    for (int c = sub; c < kDk / 2; c += kRowThreads) {
+      const std::uint32_t w = qw[c];
+      qw[c] = mo::pack2<T>(mo::bf16_to_float(w & 0xffffu) * up, mo::bf16_to_float(w >> 16) * up);
+    }
+    __syncthreads();
+  }
   mo::FragA qf[kQkSteps];
   {
     const std::uint16_t* qs = reinterpret_cast<const std::uint16_t*>(smem + L::kQ0);
@@ -193,10 +223,17 @@ __global__ void __launch_bounds__(kHG * kWarpsPerGroup * mo::kWarp)
         const int r = c / (kDk / 16), k = c % (kDk / 16);
         const uint4 v = *reinterpret_cast<const uint4*>(raw + r * kDk + k * 16);
         uint4 lo, hi;
-        mo::e4m3x4_to_bf16x4(v.x, lo.x, lo.y);
-        mo::e4m3x4_to_bf16x4(v.y, lo.z, lo.w);
-        mo::e4m3x4_to_bf16x4(v.z, hi.x, hi.y);
-        mo::e4m3x4_to_bf16x4(v.w, hi.z, hi.w);
+        if constexpr (kQScaled) {
+          mo::e4m3x4_to_f16x4(v.x, lo.x, lo.y);
+          mo::e4m3x4_to_f16x4(v.y, lo.z, lo.w);
+          mo::e4m3x4_to_f16x4(v.z, hi.x, hi.y);
+          mo::e4m3x4_to_f16x4(v.w, hi.z, hi.w);
+        } else {
+          mo::e4m3x4_to_bf16x4(v.x, lo.x, lo.y);
+          mo::e4m3x4_to_bf16x4(v.y, lo.z, lo.w);
+          mo::e4m3x4_to_bf16x4(v.z, hi.x, hi.y);
+          mo::e4m3x4_to_bf16x4(v.w, hi.z, hi.w);
+        }
         uint4* d = reinterpret_cast<uint4*>(conv + r * kLd + k * 16);
         d[0] = lo;
         d[1] = hi;
@@ -242,7 +279,8 @@ __global__ void __launch_bounds__(kHG * kWarpsPerGroup * mo::kWarp)
         float acc = 0.f;
 #pragma unroll
         for (int w = 0; w < kWarpsPerGroup; ++w) acc += src[w * 16 * L::kSLd + u];
-        x[u] = tb + scol + u < t1 ? acc * p.score_scale : -std::numeric_limits<float>::infinity();
+        x[u] = tb + scol + u < t1 ? acc * (p.score_scale * row_unscale)
+                                  : -std::numeric_limits<float>::infinity();
         bmax = fmaxf(bmax, x[u]);
       }
 #pragma unroll
@@ -319,10 +357,10 @@ __global__ void __launch_bounds__(kHG * kWarpsPerGroup * mo::kWarp)
   }
 }
 
-// out[b, h] = merge over splits (SoftmaxState::merge); one CTA of 128 threads per (b, h),
-// 4 output dims per thread.
-__global__ void mla_combine_kernel(const float* part_acc, const float2* part_state, float* out,
-                                   int splits) {
+// v1 combine: out[b, h] = merge over splits (SoftmaxState::merge), one CTA of 128 threads per
+// (b, h), 4 output dims per thread, the splits walked in order (two dependent loads each).
+__global__ void mla_combine_serial_kernel(const float* part_acc, const float2* part_state,
+                                          float* out, int splits) {
   const std::int64_t bh = blockIdx.x;
   const int d = threadIdx.x * 4;
   attn::SoftmaxState<float> run;
@@ -344,6 +382,90 @@ __global__ void mla_combine_kernel(const float* part_acc, const float2* part_sta
   const float inv = run.inv_sum();
   *reinterpret_cast<float4*>(out + bh * kDl + d) =
       make_float4(acc.x * inv, acc.y * inv, acc.z * inv, acc.w * inv);
+}
+
+// v2 combine: one CTA of 128 * G threads per (b, h). (1) All split states are merged with
+// SoftmaxState::merge, in parallel and then across lanes and warps (merge is associative), into
+// the total (M, L). (2) Each split's weight exp(m_s - M) / L is what the merges scaled its
+// partial by, normalised; 0 for an empty split. (3) Thread group g (128 threads, 4 dims each)
+// sums w_s * partial_s over the splits s = g mod G with independent loads, and the G group sums
+// are added through shared memory.
+constexpr int kCombineMaxSplits = 256;
+constexpr int kCombineMaxGroups = 4;
+
+__device__ __forceinline__ attn::SoftmaxState<float> merge_states(attn::SoftmaxState<float> a,
+                                                                  attn::SoftmaxState<float> b) {
+  float sa, sb;
+  return attn::SoftmaxState<float>::merge(a, b, &sa, &sb);
+}
+
+__global__ void __launch_bounds__(128 * kCombineMaxGroups)
+    mla_combine_kernel(const float* part_acc, const float2* part_state, float* out, int splits) {
+  __shared__ float s_w[kCombineMaxSplits];
+  __shared__ float s_max[128 * kCombineMaxGroups / 32], s_sum[128 * kCombineMaxGroups / 32];
+  __shared__ float4 s_part[(kCombineMaxGroups - 1) * 128];
+  const std::int64_t bh = blockIdx.x;
+  const int tid = threadIdx.x, nthreads = blockDim.x;
+  const int lane = tid % mo::kWarp, warp = tid / mo::kWarp, nwarps = nthreads / mo::kWarp;
+  const float2* st = part_state + bh * splits;
+
+  attn::SoftmaxState<float> tot;
+  for (int s = tid; s < splits; s += nthreads) {
+    attn::SoftmaxState<float> c;
+    c.max = st[s].x;
+    c.sum = st[s].y;
+    tot = merge_states(tot, c);
+  }
+#pragma unroll
+  for (int off = mo::kWarp / 2; off > 0; off /= 2) {
+    attn::SoftmaxState<float> o;
+    o.max = ATTNLAB_SHFL_XOR(tot.max, off, mo::kWarp);
+    o.sum = ATTNLAB_SHFL_XOR(tot.sum, off, mo::kWarp);
+    tot = merge_states(tot, o);
+  }
+  if (lane == 0) {
+    s_max[warp] = tot.max;
+    s_sum[warp] = tot.sum;
+  }
+  __syncthreads();
+  tot = attn::SoftmaxState<float>();
+  for (int w = 0; w < nwarps; ++w) {  // every thread, the same order: identical totals
+    attn::SoftmaxState<float> o;
+    o.max = s_max[w];
+    o.sum = s_sum[w];
+    tot = merge_states(tot, o);
+  }
+  const float inv = tot.inv_sum();
+  for (int s = tid; s < splits; s += nthreads)
+    s_w[s] = st[s].y > 0.f ? ::expf(st[s].x - tot.max) * inv : 0.f;
+  __syncthreads();
+
+  const int groups = nthreads / 128, g = tid / 128, d = (tid % 128) * 4;
+  const float* part = part_acc + bh * splits * kDl + d;
+  float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll 4
+  for (int s = g; s < splits; s += groups) {
+    const float4 v = *reinterpret_cast<const float4*>(part + std::int64_t(s) * kDl);
+    const float w = s_w[s];
+    if (w != 0.f) {  // an empty split's partial was never written: never touch its value
+      acc.x += w * v.x;
+      acc.y += w * v.y;
+      acc.z += w * v.z;
+      acc.w += w * v.w;
+    }
+  }
+  if (g > 0) s_part[(g - 1) * 128 + tid % 128] = acc;
+  __syncthreads();
+  if (g == 0) {
+    for (int j = 1; j < groups; ++j) {
+      const float4 o = s_part[(j - 1) * 128 + tid];
+      acc.x += o.x;
+      acc.y += o.y;
+      acc.z += o.z;
+      acc.w += o.w;
+    }
+    *reinterpret_cast<float4*>(out + bh * kDl + d) = acc;
+  }
 }
 
 // ---------------------------------------------------------------------------- launch plan
@@ -395,7 +517,9 @@ KernelFn select_for(const MlaDeviceArgs& a, const MlaKernelChoice& c, int* smem,
   switch (a.dt) {
     case attn::DType::kBf16: return select_kernel<mo::Bf16, false>(c, smem, threads, per_sm);
     case attn::DType::kFp16: return select_kernel<mo::Fp16, false>(c, smem, threads, per_sm);
-    case attn::DType::kFp8: return select_kernel<mo::Bf16, true>(c, smem, threads, per_sm);
+    case attn::DType::kFp8:
+      return c.fp8_fp16 ? select_kernel<mo::Fp16, true>(c, smem, threads, per_sm)
+                        : select_kernel<mo::Bf16, true>(c, smem, threads, per_sm);
     default:
       throw attn::DeviceError("MLA decode: dtype " + std::string(attn::dtype_name(a.dt)) +
                               " is not supported on the GPU (expected bf16, fp16 or fp8)");
@@ -438,7 +562,7 @@ Plan make_plan(const MlaDeviceArgs& a, const MlaKernelChoice* forced) {
     const std::int64_t base = a.batch * pl.head_tiles;
     double best = 1e300;
     splits = 1;
-    const std::int64_t max_splits = std::min<std::int64_t>(blocks, 256);
+    const std::int64_t max_splits = std::min<std::int64_t>(blocks, kCombineMaxSplits);
     for (std::int64_t s = 1; s <= max_splits; ++s) {
       const std::int64_t waves = (base * s + slots - 1) / slots;
       const std::int64_t per_cta = (blocks + s - 1) / s;
@@ -449,7 +573,7 @@ Plan make_plan(const MlaDeviceArgs& a, const MlaKernelChoice* forced) {
       }
     }
   }
-  if (splits < 1) splits = 1;
+  splits = std::max(1, std::min(splits, kCombineMaxSplits));
   const std::int64_t per = (blocks + splits - 1) / splits;
   pl.split_len = per * pl.k.block_n;
   pl.k.splits = static_cast<int>((blocks + per - 1) / per);  // no split left empty by rounding
@@ -499,8 +623,15 @@ void launch_with_plan(const MlaDeviceArgs& a, const Plan& pl) {
   fn<<<dim3(static_cast<unsigned>(ctas)), dim3(threads), smem, stream>>>(p);
   HIP_CHECK_LAUNCH();
   if (pl.k.splits > 1) {
-    mla_combine_kernel<<<dim3(static_cast<unsigned>(a.batch * a.heads)), dim3(kDl / 4), 0,
-                         stream>>>(p.part_acc, p.part_state, a.out, pl.k.splits);
+    const dim3 grid(static_cast<unsigned>(a.batch * a.heads));
+    if (pl.k.combine == 1) {
+      mla_combine_serial_kernel<<<grid, dim3(kDl / 4), 0, stream>>>(p.part_acc, p.part_state,
+                                                                     a.out, pl.k.splits);
+    } else {
+      const int groups = std::min(kCombineMaxGroups, pl.k.splits);
+      mla_combine_kernel<<<grid, dim3(128 * groups), 0, stream>>>(p.part_acc, p.part_state,
+                                                                   a.out, pl.k.splits);
+    }
     HIP_CHECK_LAUNCH();
   }
 }

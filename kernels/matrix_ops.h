@@ -135,6 +135,15 @@ __device__ __forceinline__ void e4m3x4_to_bf16x4(std::uint32_t x, std::uint32_t&
   hi = cvt(h23);
 }
 
+// Four e4m3 bytes (byte 0 first) -> four fp16, exact (e4m3 values are fp16 normals or zero).
+__device__ __forceinline__ void e4m3x4_to_f16x4(std::uint32_t x, std::uint32_t& lo,
+                                                std::uint32_t& hi) {
+  asm("{\n .reg .b16 a, b;\n mov.b32 {a, b}, %2;\n cvt.rn.f16x2.e4m3x2 %0, a;\n"
+      " cvt.rn.f16x2.e4m3x2 %1, b;\n}\n"
+      : "=r"(lo), "=r"(hi)
+      : "r"(x));
+}
+
 #else
 // ---------------------------------------------------------------------------------- AMD
 // UNVERIFIED ON HARDWARE (see the header comment).
@@ -228,7 +237,19 @@ __device__ __forceinline__ void e4m3x4_to_bf16x4(std::uint32_t x, std::uint32_t&
   lo = e4m3_to_bf16_bits(x & 0xffu) | (e4m3_to_bf16_bits((x >> 8) & 0xffu) << 16);
   hi = e4m3_to_bf16_bits((x >> 16) & 0xffu) | (e4m3_to_bf16_bits(x >> 24) << 16);
 }
+__device__ __forceinline__ void e4m3x4_to_f16x4(std::uint32_t x, std::uint32_t& lo,
+                                                std::uint32_t& hi) {
+  float f[4];
+  for (int i = 0; i < 4; ++i)
+    f[i] = __uint_as_float(e4m3_to_bf16_bits((x >> (8 * i)) & 0xffu) << 16);
+  lo = pack2<Fp16>(f[0], f[1]);
+  hi = pack2<Fp16>(f[2], f[3]);
+}
 #endif
+
+__device__ __forceinline__ float bf16_to_float(std::uint32_t bits16) {
+  return __uint_as_float(bits16 << 16);
+}
 
 __device__ __forceinline__ void zero(FragC& c) {
 #pragma unroll

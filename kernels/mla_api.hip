@@ -33,6 +33,12 @@ std::vector<std::uint16_t> to_16bit(const float* x, std::size_t n, attn::DType d
 
 void gpu_decode_mla(const attn::MlaDecodeShape& s, const float* q, const float* kv,
                     const std::int64_t* lens, float* out, attn::DType dt) {
+  gpu_decode_mla_with(s, q, kv, lens, out, dt, nullptr);
+}
+
+void gpu_decode_mla_with(const attn::MlaDecodeShape& s, const float* q, const float* kv,
+                         const std::int64_t* lens, float* out, attn::DType dt,
+                         const MlaKernelChoice* choice) {
   if (dt != attn::DType::kBf16 && dt != attn::DType::kFp16 && dt != attn::DType::kFp8)
     throw attn::DeviceError("gpu MLA decode: dtype " + std::string(attn::dtype_name(dt)) +
                             " is not supported (expected bf16, fp16 or fp8)");
@@ -92,9 +98,12 @@ void gpu_decode_mla(const attn::MlaDecodeShape& s, const float* q, const float* 
   a.kv = dkv.get();
   a.lens = lens ? dlens.as<std::int32_t>() : nullptr;
   a.out = dout.as<float>();
-  DeviceBuffer ws(mla_workspace_bytes(a));
+  DeviceBuffer ws(choice ? mla_workspace_bytes(a, *choice) : mla_workspace_bytes(a));
   a.workspace = ws.get();
-  launch_mla_decode(a);
+  if (choice)
+    launch_mla_decode(a, *choice);
+  else
+    launch_mla_decode(a);
   HIP_CHECK(hipDeviceSynchronize());
   HIP_CHECK(hipMemcpy(out, dout.get(), nout * 4, hipMemcpyDeviceToHost));
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "attention/dtype.h"
+#include "attention/reference.h"
 
 namespace kern {
 
@@ -30,12 +31,22 @@ struct MlaKernelChoice {
   int block_n = 32;     // KV positions per shared-memory tile
   int stages = 2;       // tiles in flight (cp.async pipeline depth)
   int splits = 0;       // KV splits per sequence (flash-decoding), 0 = auto
+  int combine = 1;      // split merge: 1 = v1 serial walk (default, measured on the H200),
+                        // 2 = v2 parallel weights (not yet run on hardware: NOTES.md)
+  bool fp8_fp16 = false;  // fp8 cache: convert to fp16 and use fp16 MMA (q scaled per row by
+                          // a power of two) instead of bf16; v2, not yet run on hardware
 };
 // The choice launch_mla_decode(a) makes for this shape on the current device (splits resolved).
 MlaKernelChoice mla_plan(const MlaDeviceArgs& a);
 MlaKernelChoice mla_plan(const MlaDeviceArgs& a, const MlaKernelChoice& c);  // c with splits resolved
 std::size_t mla_workspace_bytes(const MlaDeviceArgs& a, const MlaKernelChoice& c);
 void launch_mla_decode(const MlaDeviceArgs& a, const MlaKernelChoice& c);
+
+// gpu_decode_mla (kernels/gpu.h) with a given kernel variant (nullptr = the launcher's choice);
+// host float32 in and out. For tests that check every variant against the reference.
+void gpu_decode_mla_with(const attn::MlaDecodeShape& s, const float* q, const float* kv,
+                         const std::int64_t* lens, float* out, attn::DType dt,
+                         const MlaKernelChoice* choice);
 
 // Workspace the launch needs for this shape on the current device (0 when no split).
 std::size_t mla_workspace_bytes(const MlaDeviceArgs& a);

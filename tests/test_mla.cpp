@@ -3,6 +3,7 @@
 // absorbed MLA is MQA over the latent row, and RoPE follows HF's rotate_half.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -186,4 +187,29 @@ TEST_CASE("RoPE keeps norms, and q . k depends only on the distance of positions
     CHECK(dot(rotated(q, 50), rotated(k, 20)) ==
           Approx(dot(rotated(q, 1030), rotated(k, 1000))).margin(1e-4));
   }
+}
+
+TEST_CASE("absorbed MLA at DeepSeek dims (Dl 512, Dr 64, H 128): float within 1e-5 of float64",
+          "[mla]") {
+  const std::uint64_t seed = 205;
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  attn::MlaDecodeShape s;
+  s.batch = 3;
+  s.seq = 1000;
+  s.heads = 128;
+  s.latent_dim = 512;
+  s.rope_dim = 64;
+  s.scale = 1.0 / std::sqrt(192.0);
+  const int row = s.latent_dim + s.rope_dim;
+  const std::vector<float> q = reftest::random_floats(rng, std::size_t(s.batch * s.heads * row));
+  const std::vector<float> kv = reftest::random_floats(rng, std::size_t(s.batch * s.seq * row));
+  const std::vector<std::int64_t> lens = {1000, 0, 613};
+  std::vector<double> d(std::size_t(s.batch * s.heads * s.latent_dim));
+  std::vector<float> f(d.size());
+  attn::decode_mla_absorbed<double>(s, q.data(), kv.data(), lens.data(), d.data(), 0);
+  attn::decode_mla_absorbed<float>(s, q.data(), kv.data(), lens.data(), f.data(), 0);
+  CHECK(reftest::relative_error(f, d) < 1e-5);
+  const std::size_t per_b = std::size_t(s.heads) * s.latent_dim;
+  CHECK(std::all_of(d.begin() + per_b, d.begin() + 2 * per_b, [](double x) { return x == 0.0; }));
 }

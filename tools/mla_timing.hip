@@ -103,11 +103,7 @@ int main(int argc, char** argv) {
       {"H16 B1 S65536", 16, 1, 65536, attn::DType::kBf16},
       {"H128 B64 S8192", 128, 64, 8192, attn::DType::kFp8},
   };
-  const MlaKernelChoice variants[] = {
-      {0, 0, 0, -1},  // marker: the launcher's own choice
-      {1, 32, 2, 0}, {1, 32, 3, 0}, {1, 64, 2, 0}, {2, 32, 2, 0}, {2, 64, 2, 0},
-  };
-  std::printf("%-22s %-5s %-14s %6s %10s %10s %10s %8s %7s %8s %10s\n", "case", "dtype",
+  std::printf("%-22s %-5s %-26s %6s %10s %10s %10s %8s %7s %8s %10s\n", "case", "dtype",
               "variant", "splits", "median_us", "min_us", "max_us", "GB/s", "%probe", "TFLOP/s",
               "maxdiff");
   for (const Case& c : cases) {
@@ -134,17 +130,36 @@ int main(int argc, char** argv) {
     a.dt = c.dt;
     a.kv_scale = fp8 ? 0.01f : 1.0f;
     std::vector<float> h_ref(out_elems), h_out(out_elems);
-    MlaKernelChoice auto_choice{};
-    for (const MlaKernelChoice& v0 : variants) {
-      const bool deflt = v0.splits < 0;
-      MlaKernelChoice v = v0;
+    // Variants: the launcher's choice first (the others are compared with its output), then
+    // v1's serial combine, fp8 through the other MMA type, and the other tile shapes.
+    const MlaKernelChoice auto_choice = mla_plan(a);
+    std::vector<std::pair<std::string, MlaKernelChoice>> vars = {{"auto", auto_choice}};
+    if (auto_choice.splits > 1) {
+      MlaKernelChoice v = auto_choice;
+      v.combine = v.combine == 1 ? 2 : 1;
+      vars.push_back({v.combine == 2 ? "auto combine2" : "auto combine1", v});
+    }
+    if (fp8) {
+      MlaKernelChoice v = auto_choice;
+      v.fp8_fp16 = !v.fp8_fp16;
+      vars.push_back({v.fp8_fp16 ? "auto f16mma" : "auto bf16mma", v});
+    }
+    if (c.heads <= 16) {
+      MlaKernelChoice v{1, 64, 2, 0};
+      v.fp8_fp16 = auto_choice.fp8_fp16;
+      if (auto_choice.block_n != 64) vars.push_back({"hg1 n64", v});
+      MlaKernelChoice w{1, 32, 2, 0};
+      w.fp8_fp16 = auto_choice.fp8_fp16;
+      if (auto_choice.block_n != 32) vars.push_back({"hg1 n32", w});
+    } else {
+      MlaKernelChoice v{2, 32, 2, 0};
+      v.fp8_fp16 = auto_choice.fp8_fp16;
+      if (auto_choice.block_n != 32) vars.push_back({"hg2 n32", v});
+    }
+    for (const auto& [label, v0] : vars) {
+      const bool deflt = label == "auto";
+      const MlaKernelChoice v = v0;
       try {
-        if (deflt) auto_choice = v = mla_plan(a);
-        if (!deflt && v.head_groups == 1 && c.heads > 16) continue;
-        if (!deflt && v.head_groups == 2 && c.heads <= 16) continue;
-        if (!deflt && v.head_groups == auto_choice.head_groups && v.block_n == auto_choice.block_n &&
-            v.stages == auto_choice.stages)
-          continue;  // the launcher's own choice, already timed
         DeviceBuffer ws(mla_workspace_bytes(a, v));
         a.workspace = ws.get();
         a.q = q[0].get();
@@ -185,18 +200,17 @@ int main(int argc, char** argv) {
         const double bytes = double(kv_bytes) + q_elems * 2.0 + out_elems * 4.0;
         const double flops = 2.0 * c.batch * c.heads * double(c.seq) * (576 + 512);
         char vname[64];
-        std::snprintf(vname, sizeof vname, "%shg%d n%d st%d", deflt ? "auto " : "", v.head_groups,
-                      v.block_n, v.stages);
+        std::snprintf(vname, sizeof vname, "%s: hg%d n%d%s", label.c_str(), v.head_groups, v.block_n,
+                      v.fp8_fp16 ? " f16" : "");
         const MlaKernelChoice used = mla_plan(a, v);
-        std::printf("%-22s %-5s %-14s %6d %10.1f %10.1f %10.1f %8.0f %7.1f %8.1f %10.2e\n", c.name,
+        std::printf("%-22s %-5s %-26s %6d %10.1f %10.1f %10.1f %8.0f %7.1f %8.1f %10.2e\n", c.name,
                     std::string(attn::dtype_name(c.dt)).c_str(), vname, used.splits, med,
                     *std::min_element(t.begin(), t.end()), *std::max_element(t.begin(), t.end()),
                     bytes / (med * 1e-6) / 1e9, 100.0 * bytes / (med * 1e-6) / 1e9 / probe,
                     flops / (med * 1e-6) / 1e12, maxdiff);
         std::fflush(stdout);
       } catch (const std::exception& e) {
-        std::printf("%-22s variant hg%d n%d st%d: ERROR %s\n", c.name, v.head_groups, v.block_n,
-                    v.stages, e.what());
+        std::printf("%-22s variant %s: ERROR %s\n", c.name, label.c_str(), e.what());
       }
     }
   }

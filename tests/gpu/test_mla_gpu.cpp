@@ -14,12 +14,14 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "attention/dtype.h"
 #include "attention/error.h"
 #include "attention/reference.h"
 #include "kernels/gpu.h"
+#include "kernels/mla_launch.h"
 
 namespace {
 
@@ -48,7 +50,7 @@ std::vector<float> rounded(std::vector<float> x, attn::DType dt, float* scale_ou
   return x;
 }
 
-void check_case(const MlaCase& c, std::uint32_t seed) {
+void check_case(const MlaCase& c, std::uint32_t seed, const kern::MlaKernelChoice* choice = nullptr) {
   INFO("seed " << seed << ", B " << c.batch << ", S " << c.seq << ", H " << c.heads << ", dtype "
                << attn::dtype_name(c.dt) << (c.ragged ? ", ragged lens" : ", no lens"));
   std::mt19937 rng(seed);
@@ -79,7 +81,18 @@ void check_case(const MlaCase& c, std::uint32_t seed) {
   attn::decode_mla_absorbed<double>(s, qr.data(), kvr.data(), lp, ref.data(), 0);
   std::vector<float> out(nout, std::numeric_limits<float>::quiet_NaN());  // poisoned
   // The GPU API rounds the unrounded inputs itself; rounding is idempotent, so it sees qr, kvr.
-  kern::gpu_decode_mla(s, q.data(), kv.data(), lp, out.data(), c.dt);
+  std::string variant = "the launcher's choice";
+  if (choice)
+    variant = "head_groups " + std::to_string(choice->head_groups) + ", block_n " +
+              std::to_string(choice->block_n) + ", stages " + std::to_string(choice->stages) +
+              ", splits " + std::to_string(choice->splits) + ", combine " +
+              std::to_string(choice->combine) + (choice->fp8_fp16 ? ", fp8 via fp16" : "");
+  INFO("variant: " << variant);
+  if (choice) {
+    kern::gpu_decode_mla_with(s, q.data(), kv.data(), lp, out.data(), c.dt, choice);
+  } else {
+    kern::gpu_decode_mla(s, q.data(), kv.data(), lp, out.data(), c.dt);
+  }
 
   const double rtol = 2e-2, atol = 8e-3;
   std::size_t bad = 0, first_bad = nout;
@@ -139,6 +152,30 @@ TEST_CASE("gpu MLA decode matches the reference with an fp8 e4m3 cache", "[gpu][
   for (int h : {1, 16, 63, 128})
     for (std::int64_t sq : {1, 97, 4096}) check_case({3, sq, h, attn::DType::kFp8, true}, seed++);
   check_case({2, 70000, 16, attn::DType::kFp8, true}, seed++);
+}
+
+TEST_CASE("every MLA kernel variant, split count and combine matches the reference",
+          "[gpu][mla]") {
+  if (!have_gpu()) return;
+  const kern::MlaKernelChoice tiles[] = {
+      {1, 32, 2, 0}, {1, 32, 3, 0}, {1, 64, 2, 0}, {2, 32, 2, 0}, {2, 64, 2, 0}};
+  std::uint32_t seed = 31001;
+  for (const kern::MlaKernelChoice& t : tiles) {
+    for (int splits : {1, 7}) {
+      for (int combine : {1, 2}) {
+        if (splits == 1 && combine == 2) continue;  // no combine runs
+        kern::MlaKernelChoice c = t;
+        c.splits = splits;
+        c.combine = combine;
+        check_case({3, 1000, 63, attn::DType::kBf16, true}, seed++, &c);
+        check_case({2, 300, 9, attn::DType::kFp16, true}, seed++, &c);
+        for (bool f16 : {false, true}) {
+          c.fp8_fp16 = f16;
+          check_case({3, 777, 16, attn::DType::kFp8, true}, seed++, &c);
+        }
+      }
+    }
+  }
 }
 
 TEST_CASE("gpu MLA decode reports unsupported inputs as errors", "[gpu][mla]") {
