@@ -27,4 +27,15 @@ rc=$?
 set -e
 # Passed lines are noise; failures, skips and the summary are what a reader needs.
 grep -vE "Test +#[0-9]+: .* Passed" ctest.log || true
+cd ..
+# Reliability (issue 5): the whole suite again under ASan + UBSan, then every libFuzzer target
+# for a short smoke run (long campaigns: tools/fuzz.sh all SECONDS). ATTNLAB_TEST_SANITIZE=0 or
+# ATTNLAB_TEST_FUZZ=0 skips one; either failing makes test.sh fail.
+if [ "${ATTNLAB_TEST_SANITIZE:-1}" != 0 ]; then
+  tools/sanitize.sh || { [ "$rc" -ne 0 ] || rc=1; }
+fi
+if [ "${ATTNLAB_TEST_FUZZ:-1}" != 0 ]; then
+  echo "== fuzz smoke: tools/fuzz.sh all ${ATTNLAB_FUZZ_SECONDS:-15}"
+  tools/fuzz.sh all "${ATTNLAB_FUZZ_SECONDS:-15}" || { [ "$rc" -ne 0 ] || rc=1; }
+fi
 exit "$rc"

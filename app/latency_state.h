@@ -19,6 +19,13 @@ struct ResultSet {
   kern::BenchReport report;
 };
 
+struct App;
+// Starts the latency panel's chosen workload in the background (as its Run button does); false
+// while a job runs or when the workload has no case (the reason is in job_error). Used by the
+// tour. panel_latency.cpp.
+bool start_latency_job(App& app);
+bool latency_job_running(const App& app);
+
 struct LatencyState {
   std::shared_ptr<JobRunner> runner;  // created on first use (shared: App stays copyable)
   int workload = 0;        // 0 the model's layer, 1 sweep, 2 peers, 3 amd-mixed-mla

@@ -100,7 +100,7 @@ void draw_mla(const vis::Canvas& c, const attn::ModelConfig& m, const App& app, 
   c.box({cache, "latent cache, " + bytes_note(static_cast<double>(B) * static_cast<double>(cached) * (Dl + Dr), dt),
          "[B, S, Dl + Dr]   one row per token, shared by all heads", dims({B, cached, Dl + Dr}), vis::BoxStyle::kCache});
   if (!naive) {
-    vis::Box q{q2, "q_lat = q_nope W_UK (absorbed)", "[B, H, Dl + Dr]", dims({B, H, Dl + Dr}), vis::BoxStyle::kTensor};
+    vis::Box q{q2, "q_lat = q_nope W_UK", "[B, H, Dl + Dr]", dims({B, H, Dl + Dr}), vis::BoxStyle::kTensor};
     q.highlight = true;
     c.box(q);
     c.box({att, "attention over the latent: keys = all Dl + Dr columns, values = first Dl", "scores [B, H, S] -> o_lat [B, H, Dl]",
@@ -338,16 +338,26 @@ void draw_data_flow_panel(App& app) {
                    "Dv value dim, W window, Dl latent, Dr RoPE dims, Dn = qk_nope. Shapes are live: "
                    "change the model, S or B and they follow.");
   const std::int64_t cached = l.window > 0 ? std::min<std::int64_t>(app.seq, l.window) : app.seq;
+  // Wide windows (--panel data-flow, a maximised window): the diagram on the left at its
+  // largest, the rest beside it; otherwise one column.
+  const float diagram_w = kDesign.x * 1.5f * ImGui::GetFontSize() / 15.0f;
+  const bool wide = ImGui::GetContentRegionAvail().x > diagram_w + ImGui::GetFontSize() * 28;
   vis::Canvas canvas;
-  canvas.begin("##flow", kDesign);
+  canvas.begin("##flow", kDesign, wide ? diagram_w : 0.0f);
   if (m.variant == attn::Variant::kMla) draw_mla(canvas, m, app, cached, st.mla_naive);
   else draw_grouped(canvas, m, l, app, cached);
-  ImGui::Separator();
+  if (wide) {
+    ImGui::SameLine(0, ImGui::GetFontSize());
+    ImGui::BeginGroup();
+  } else {
+    ImGui::Separator();
+  }
   draw_heads(l);
   ImGui::Separator();
   draw_animation(app, l);
   ImGui::Separator();
   draw_cost(app, st.layer);
+  if (wide) ImGui::EndGroup();
   ImGui::End();
 }
 

@@ -489,6 +489,16 @@ void draw_roofline(App& app, const ResultSet* set) {
 
 // ---- [SECTION] The panel -------------------------------------------------------------------
 
+bool start_latency_job(App& app) {
+  if (app.latency.runner && app.latency.runner->running()) return false;
+  start_job(app);
+  return app.latency.runner && app.latency.runner->running();
+}
+
+bool latency_job_running(const App& app) {
+  return app.latency.runner && app.latency.runner->running();
+}
+
 void draw_latency_panel(App& app) {
   LatencyState& st = app.latency;
   load_recorded_results(st);

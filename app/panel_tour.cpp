@@ -334,10 +334,38 @@ void body_measured(App& app) {
       "roof here) and with the datasheet roof; the MI355X column is the roofline projection of "
       "the same case on an MI355X, not a measurement. Press Run there (GPU when available), or "
       "pick a recorded result.");
+  {
+    const bool busy = latency_job_running(app);
+    ImGui::BeginDisabled(busy);
+    if (ImGui::Button(app.device.available ? "Try: time the model's layer on the GPU"
+                                           : "Try: time the model's layer on the CPU")) {
+      app.latency.workload = 0;
+      app.latency.device = app.device.available ? 1 : 0;
+      start_latency_job(app);
+      show_panel(app, "latency");
+    }
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::TextDisabled(busy ? "running: see the latency panel" : "B and S of the model panel");
+    if (!app.latency.job_error.empty()) vis::error_text(app.latency.job_error);
+  }
   const LatencyState& st = app.latency;
   const ResultSet* last = nullptr;
   for (const ResultSet& s : st.sets)
     if (!s.report.results.empty()) last = &s;
+  try {  // what the roofline says for the model's layer, before and beside any measurement
+    const kern::BenchCase c = case_from_model(app.model, 0, app.batch, app.seq, attn::DType::kBf16);
+    const attn::GpuSpec* chosen = attn::find_gpu(app.gpu_name);
+    const attn::GpuSpec* mi = attn::find_gpu("MI355X");
+    for (const attn::GpuSpec* g : {chosen, mi == chosen ? nullptr : mi}) {
+      if (!g) continue;
+      value(("the model's layer 0, bf16, projected on " + g->name + ":").c_str(),
+            vis::format_duration_us(projected_us(c, *g)) + " (roofline)",
+            "max(bytes / bandwidth, FLOPs / matrix rate) from the datasheet: the floor a "
+            "perfect kernel would reach, not a measurement");
+    }
+  } catch (const std::exception&) {
+  }
   if (!last) {
     ImGui::TextDisabled("(no results yet)");
     return;
@@ -380,9 +408,13 @@ void body_tp(App& app) {
       attn::WhatIf keep;
       keep.kv_heads = 0;
       attn::KvReport r;
-      if (!preset_with(app.base.name.c_str(), v, &m, &keep) ||
-          !kv_of(m, app.seq, app.kv_dtype, app.tp, &r))
+      try {  // the base model (a preset or an imported config.json) under each variant
+        keep.variant = *attn::parse_variant(v);
+        m = attn::apply_what_if(app.base, keep);
+      } catch (const std::exception&) {
         continue;
+      }
+      if (!kv_of(m, app.seq, app.kv_dtype, app.tp, &r)) continue;
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       if (m.variant == attn::Variant::kMla)

@@ -150,16 +150,22 @@ BenchReport run_bench(const std::vector<BenchCase>& cases, const BenchOptions& o
 
   const int threads = cpu_bench_threads(opt.threads);
   rep.device = cpu_environment(threads);
-  rep.device.probe_gbps = cpu_probe_for_bench(threads, opt.probe_bytes);
+  // The probe runs once, after the first case that ran: a request whose every case is refused
+  // (invalid, or too large for this machine) fails at once, without a 1 GiB probe first.
+  bool probed = false;
   for (int i = 0; i < total; ++i) {
     if (cancelled(opt)) break;
     const BenchCase& c = cases[static_cast<std::size_t>(i)];
     if (opt.progress) opt.progress(i, total, c);
     std::optional<BenchResult> r = cpu_bench_case(c, opt, threads);
     if (!r) break;  // cancelled: dropped
-    r->probe_gbps = rep.device.probe_gbps;
+    if (!probed && r->error.empty()) {
+      rep.device.probe_gbps = cpu_probe_for_bench(threads, opt.probe_bytes);
+      probed = true;
+    }
     rep.results.push_back(std::move(*r));
   }
+  for (BenchResult& r : rep.results) r.probe_gbps = rep.device.probe_gbps;
   return rep;
 }
 

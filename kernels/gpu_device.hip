@@ -1,6 +1,8 @@
 // Device discovery for kernels/gpu.h: gpu_compiled(), query_device(), and the small checks the
 // host code runs before launching (gpu_check.h: require_device, device_multiprocessors,
 // check_warp_size).
+// The runtime first: attention/softmax_state.h needs __host__/__device__ defined (HIP).
+#include "kernels/hip_compat.h"
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -9,7 +11,6 @@
 #include "attention/error.h"
 #include "kernels/gpu.h"
 #include "kernels/gpu_check.h"
-#include "kernels/hip_compat.h"
 
 namespace kern {
 

@@ -68,7 +68,7 @@ using hipDeviceProp_t = cudaDeviceProp;
 #define hipEventRecord cudaEventRecord
 #define hipEventSynchronize cudaEventSynchronize
 #define hipEventElapsedTime cudaEventElapsedTime
-#define hipGraphInstantiate(exec, graph, log, size) cudaGraphInstantiate(exec, graph, 0)
+#define hipGraphInstantiate(exec, graph, node, log, size) cudaGraphInstantiate(exec, graph, 0)
 #define hipGraphLaunch cudaGraphLaunch
 #define hipGraphDestroy cudaGraphDestroy
 #define hipGraphExecDestroy cudaGraphExecDestroy

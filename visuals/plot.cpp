@@ -24,7 +24,10 @@ double nice_linear_step(double lo, double hi, int max_ticks) {
 std::vector<double> linear_ticks(double lo, double hi, int max_ticks) {
   std::vector<double> ticks;
   if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi)) return ticks;
-  const double step = nice_linear_step(lo, hi, max_ticks);
+  double step = nice_linear_step(lo, hi, max_ticks);
+  // A step that leaves fewer than two multiples inside is refined (6 ticks always give two).
+  if (std::floor(hi / step + 1e-9) - std::ceil(lo / step - 1e-9) < 1)
+    step = nice_linear_step(lo, hi, std::max(max_ticks, 6));
   const double eps = step * 1e-9;
   const double first = std::ceil((lo - eps) / step);
   for (double k = first;; k += 1.0) {
@@ -56,7 +59,7 @@ std::vector<double> log_ticks(double lo, double hi, double base, int max_ticks) 
       if (ticks.size() >= 2) return ticks;
       ticks.clear();
     }
-    return linear_ticks(lo, hi, max_ticks);
+    return linear_ticks(lo, hi, max_ticks);  // at least two ticks, linearly spaced
   }
   const double every = std::max(1.0, std::ceil(n / std::max(1, max_ticks)));
   // Align the kept exponents to multiples of `every`, so ticks do not shift while panning.
@@ -209,6 +212,25 @@ PlotHover draw_plot(const char* id, const PlotSpec& spec, ImVec2 size) {
   // Margins: title and y label above, x ticks and label below, y tick labels on the left.
   float top = style.ItemInnerSpacing.y;
   if (!spec.title.empty()) top += line_h + 2;
+  // Legend above the plot: entries flow left to right and wrap.
+  const float sw = 18, pad = 5, rh = line_h + 2;
+  std::vector<ImVec2> above_pos(spec.series.size(), ImVec2(-1, -1));
+  if (spec.legend == LegendPos::kAbove) {
+    float x = 0, y = 0;
+    bool any = false;
+    for (size_t si = 0; si < spec.series.size(); ++si) {
+      if (spec.series[si].name.empty()) continue;
+      const float w = sw + pad + ImGui::CalcTextSize(spec.series[si].name.c_str()).x + 3 * pad;
+      if (x > 0 && x + w > size.x) {
+        x = 0;
+        y += rh;
+      }
+      above_pos[si] = ImVec2(x, y);
+      x += w;
+      any = true;
+    }
+    if (any) top += y + rh + 2;
+  }
   if (!spec.y.label.empty()) top += line_h * 1.5f + 2;  // the top tick label reaches half a line up
   const float bottom = line_h + 6 + (spec.x.label.empty() ? 0 : line_h + 2);
   const int y_max_ticks = std::max(2, static_cast<int>((size.y - top - bottom) / (line_h * 2.2f)));
@@ -229,6 +251,24 @@ PlotHover draw_plot(const char* id, const PlotSpec& spec, ImVec2 size) {
   if (!spec.title.empty()) {
     dl->AddText(ImVec2(p0.x, ty), text_col, spec.title.c_str());
     ty += line_h + 2;
+  }
+  if (spec.legend == LegendPos::kAbove) {
+    float rows_h = 0;
+    for (size_t si = 0; si < spec.series.size(); ++si) {
+      if (above_pos[si].x < 0) continue;
+      const Series& s = spec.series[si];
+      const ImU32 c = s.color ? s.color : palette_color(static_cast<int>(si));
+      const ImVec2 e(p0.x + above_pos[si].x, ty + above_pos[si].y);
+      const float my = e.y + rh * 0.5f;
+      if (s.line) {
+        if (s.dashed) dashed_line(dl, ImVec2(e.x, my), ImVec2(e.x + sw, my), c, s.thickness);
+        else dl->AddLine(ImVec2(e.x, my), ImVec2(e.x + sw, my), c, s.thickness);
+      }
+      if (s.markers || !s.line) dl->AddCircleFilled(ImVec2(e.x + sw * 0.5f, my), 3.5f, c, 12);
+      dl->AddText(ImVec2(e.x + sw + pad, e.y + 1), text_col, s.name.c_str());
+      rows_h = std::max(rows_h, above_pos[si].y + rh);
+    }
+    ty += rows_h + 2;
   }
   if (!spec.y.label.empty()) dl->AddText(ImVec2(p0.x, ty), dim_col, spec.y.label.c_str());
   dl->AddRectFilled(a0, a1, IM_COL32(0, 0, 0, 60));
@@ -271,6 +311,8 @@ PlotHover draw_plot(const char* id, const PlotSpec& spec, ImVec2 size) {
     else dl->AddLine(ImVec2(a0.x, y), ImVec2(a1.x, y), c, 1.5f);
     const ImVec2 ts = ImGui::CalcTextSize(r.label.c_str());
     const float ly = (y - ts.y - 1 < a0.y) ? y + 2 : y - ts.y - 1;
+    // A dark plate under the label keeps it readable where curves cross it.
+    dl->AddRectFilled(ImVec2(a1.x - ts.x - 6, ly), ImVec2(a1.x - 2, ly + ts.y), IM_COL32(15, 15, 18, 200), 2.0f);
     dl->AddText(ImVec2(a1.x - ts.x - 4, ly), c, r.label.c_str());
   }
   for (const RefLine& r : spec.vlines) {
@@ -324,7 +366,7 @@ PlotHover draw_plot(const char* id, const PlotSpec& spec, ImVec2 size) {
   dl->PopClipRect();
 
   // Legend.
-  if (spec.legend != LegendPos::kNone && !spec.series.empty()) {
+  if (spec.legend != LegendPos::kNone && spec.legend != LegendPos::kAbove && !spec.series.empty()) {
     float lw = 0;
     int rows = 0;
     for (const Series& s : spec.series)
@@ -333,7 +375,6 @@ PlotHover draw_plot(const char* id, const PlotSpec& spec, ImVec2 size) {
         ++rows;
       }
     if (rows > 0) {
-      const float sw = 18, pad = 5, rh = line_h + 2;
       const ImVec2 ls(lw + sw + 3 * pad, static_cast<float>(rows) * rh + 2 * pad);
       const bool right_side = spec.legend == LegendPos::kTopRight || spec.legend == LegendPos::kBottomRight;
       const bool bottom_side = spec.legend == LegendPos::kBottomLeft || spec.legend == LegendPos::kBottomRight;

@@ -36,7 +36,8 @@ struct AxisRange {
 // "Nice" step for a linear axis: 1, 2 or 5 times a power of ten, so that (hi - lo) / step is
 // at most max_ticks - 1 intervals (max_ticks >= 2). lo < hi required (else returns 1).
 double nice_linear_step(double lo, double hi, int max_ticks);
-// Multiples of nice_linear_step within [lo, hi] (inclusive, with a tolerance of 1e-9 step).
+// Multiples of nice_linear_step within [lo, hi] (inclusive, with a tolerance of 1e-9 step); at
+// least two for lo < hi (when max_ticks allows fewer, the step of max_ticks = 6 is used).
 std::vector<double> linear_ticks(double lo, double hi, int max_ticks);
 // Powers of `base` (> 1) within [lo, hi] (0 < lo < hi), every k-th exponent so that at most
 // max_ticks remain. When fewer than two powers fall inside (a range under one decade on a
@@ -90,7 +91,9 @@ struct RefLine {
   bool dashed = true;
 };
 
-enum class LegendPos { kTopLeft, kTopRight, kBottomLeft, kBottomRight, kNone };
+// Inside the plot area at a corner, or kAbove: one or more rows between the title and the plot
+// (never over the data).
+enum class LegendPos { kTopLeft, kTopRight, kBottomLeft, kBottomRight, kNone, kAbove };
 
 struct PlotSpec {
   std::string title;          // drawn above the frame; empty for none

@@ -91,6 +91,8 @@ std::string format_tokens(double tokens) {
     std::snprintf(buf, sizeof buf, "%.0fk", r / 1024.0);
   } else if (r == tokens) {
     std::snprintf(buf, sizeof buf, "%.0f", r);
+  } else if (std::fabs(tokens) >= 100) {
+    std::snprintf(buf, sizeof buf, "%.0f", r);
   } else {
     std::snprintf(buf, sizeof buf, "%.3g", tokens);
   }

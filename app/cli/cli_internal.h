@@ -31,6 +31,9 @@ attn::DType parse_dtype_flag(const std::string& flag, const std::string& text, b
 // `target` "-" (or empty): stdout; else the file, written atomically. A trailing newline is
 // added. Throws InputError when stdout or the file cannot be written.
 void emit_text(const std::string& target, const std::string& text);
+// Refuses, before any work is done, an output file that cannot be written: a directory, or a
+// path in a folder that does not exist or is not writable. "-" and "" (stdout) pass.
+void check_output_target(const std::string& flag, const std::string& target);
 // "1.50 GiB", "128 KiB", "512 B".
 std::string human_bytes(double bytes);
 // printf into a std::string.

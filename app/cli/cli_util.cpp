@@ -6,6 +6,9 @@
 #include <cstdlib>
 #include <string>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "app/cli/cli_internal.h"
 #include "attention/error.h"
 #include "attention/npy.h"
@@ -98,6 +101,23 @@ void emit_text(const std::string& target, const std::string& text) {
     return;
   }
   attn::write_file_atomic(target, text + "\n");
+}
+
+void check_output_target(const std::string& flag, const std::string& target) {
+  if (target.empty() || target == "-") return;
+  struct stat st {};
+  if (::stat(target.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw attn::InputError(target + ": cannot write " + flag +
+                           ": expected a file name, found a directory");
+  const std::size_t slash = target.find_last_of('/');
+  const std::string dir =
+      slash == std::string::npos ? "." : slash == 0 ? "/" : target.substr(0, slash);
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw attn::InputError(target + ": cannot write " + flag + ": folder " + dir +
+                           " does not exist");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw attn::InputError(target + ": cannot write " + flag + ": folder " + dir +
+                           " is not writable");
 }
 
 std::string human_bytes(double bytes) {

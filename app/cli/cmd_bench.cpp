@@ -198,6 +198,8 @@ int BenchCommand::run() {
     opt.suite = "single";
   }
 
+  const std::string target = json_opt->count() ? (json.empty() ? "-" : json) : "";
+  check_output_target("--json", target);  // before a benchmark that may run for minutes
   g_using_gpu = gpu;
   if (isatty(STDERR_FILENO)) {
     opt.progress = [](int i, int n, const kern::BenchCase& c) {
@@ -224,7 +226,6 @@ int BenchCommand::run() {
     throw InputError(msg);
   }
 
-  const std::string target = json_opt->count() ? (json.empty() ? "-" : json) : "";
   if (!target.empty()) emit_text(target, kern::bench_report_json(rep));
   if (target.empty() || target != "-") emit_text("-", report_table(rep));
   if (failed > 0) {

@@ -187,6 +187,7 @@ int RunCommand::run() {
       throw InputError(format(
           "run: %s is not used by %s (%s)", f, vflag.c_str(),
           mla ? "mla takes --q, --kv and --latent-dim" : "grouped variants take --q, --k and --v"));
+  check_output_target("--out", out);  // before reading or computing anything
   int w = 0;
   if (given("--window"))
     w = static_cast<int>(parse_int("--window", window, 1, attn::Limits::kMaxSeq));

@@ -163,3 +163,23 @@ TEST_CASE("gui2 panels: the latency panel draws while a CPU job runs and collect
   // The other tabs' content draws with results present.
   for (int f = 0; f < 2; ++f) imgui.frame([&] { app::draw_latency_panel(a); });
 }
+
+TEST_CASE("gui2 panels: the attention matrices are recomputed only when an input changes",
+          "[gui][panels]") {
+  HeadlessImGui imgui;
+  app::App a = make_app("llama-3-8b");
+  imgui.frame([&] { app::draw_attention_panel(a); });
+  const double* first = a.attention.result.scores.data.data();
+  const std::string key = a.attention.key;
+  for (int f = 0; f < 5; ++f) imgui.frame([&] { app::draw_attention_panel(a); });
+  CHECK(a.attention.result.scores.data.data() == first);  // same buffer: not recomputed
+  CHECK(a.attention.key == key);
+  a.attention.seed = 99;  // another draw of q, k, v
+  imgui.frame([&] { app::draw_attention_panel(a); });
+  CHECK(a.attention.key != key);
+  const std::string key2 = a.attention.key;
+  REQUIRE(app::set_what_if_variant(a, "mqa"));  // the variant changes the shape
+  imgui.frame([&] { app::draw_attention_panel(a); });
+  CHECK(a.attention.key != key2);
+  CHECK(a.attention.kv_heads == 1);
+}

@@ -1,0 +1,413 @@
+// kernels/bench_gpu.h for GPU builds: one benchmark case on the device.
+//
+// Method (DESIGN.md section 5):
+//   1. random inputs from a fixed seed, rounded to the storage dtype (fp8: one scale per tensor);
+//   2. check: output poisoned with NaN, one launch, compared with the CPU float64 reference fed
+//      the same rounded values (|gpu - ref| <= 8e-3 + 2e-2 |ref|, NaN fails); no timing if it
+//      fails;
+//   3. the inputs are copied n times so that the copies together exceed 4x the L2, and each
+//      run uses the next copy;
+//   4. each copy's decode step (main kernel + split-KV combine) is captured in a graph; after a
+//      warm-up, every run is one graph launch between two device events, so a figure is the
+//      device time of one decode step including the gap between its two kernels, without the
+//      host's launch overhead; many runs, median with min and max.
+// The runtime first: attention/softmax_state.h needs __host__/__device__ defined (HIP).
+#include "kernels/hip_compat.h"
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "attention/error.h"
+#include "attention/reference.h"
+#include "kernels/bench_gpu.h"
+#include "kernels/gpu.h"
+#include "kernels/gpu_check.h"
+#include "kernels/gpu_host.h"
+#include "kernels/grouped_launch.h"
+#include "kernels/mla_launch.h"
+
+namespace kern {
+namespace {
+
+constexpr double kAtol = 8e-3, kRtol = 2e-2;  // GPU MODE's bf16 bound, applied to every dtype:
+// the reference sees the same rounded inputs, so only float32 accumulation differs.
+constexpr std::uint64_t kSeed = 20261202;
+constexpr std::uint64_t kMaxRefWork = std::uint64_t{1} << 33;  // MACs checked on the CPU
+
+std::uint64_t splitmix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// x[i] uniform in [-amp, amp), a function of (seed, i) only, filled in parallel.
+void fill_uniform(std::vector<float>& x, std::uint64_t seed, float amp) {
+  parallel_for(x.size(), [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      const std::uint64_t r = splitmix(seed * 0x100000001b3ull + i);
+      const float u = static_cast<float>(r >> 40) * (1.0f / 16777216.0f);  // [0, 1)
+      x[i] = (2.0f * u - 1.0f) * amp;
+    }
+  });
+}
+
+struct Stream {
+  hipStream_t s = nullptr;
+  Stream() { HIP_CHECK(hipStreamCreateWithFlags(&s, hipStreamNonBlocking)); }
+  ~Stream() { if (s) (void)hipStreamDestroy(s); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+};
+
+struct Graph {
+  hipGraph_t g = nullptr;
+  hipGraphExec_t exec = nullptr;
+  Graph() = default;
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+  ~Graph() {
+    if (exec) (void)hipGraphExecDestroy(exec);
+    if (g) (void)hipGraphDestroy(g);
+  }
+};
+
+struct Events {
+  std::vector<hipEvent_t> e;
+  explicit Events(std::size_t n) : e(n, nullptr) {
+    for (auto& x : e) HIP_CHECK(hipEventCreate(&x));
+  }
+  ~Events() {
+    for (auto& x : e)
+      if (x) (void)hipEventDestroy(x);
+  }
+  Events(const Events&) = delete;
+  Events& operator=(const Events&) = delete;
+};
+
+struct Timing {
+  double median_us = 0, min_us = 0, max_us = 0;
+  int runs = 0;
+  bool cancelled = false;
+};
+
+// launch(copy, stream) enqueues one decode step on copy `copy`.
+Timing time_runs(const std::function<void(int, hipStream_t)>& launch, int copies,
+                 const BenchOptions& opt) {
+  Stream stream;
+  for (int i = 0; i < std::max(3, copies); ++i) launch(i % copies, stream.s);  // warm-up
+  HIP_CHECK(hipStreamSynchronize(stream.s));
+  std::vector<std::unique_ptr<Graph>> graphs;
+  for (int i = 0; i < copies; ++i) {
+    auto g = std::make_unique<Graph>();
+    HIP_CHECK(hipStreamBeginCapture(stream.s, hipStreamCaptureModeThreadLocal));
+    try {
+      launch(i, stream.s);
+    } catch (...) {
+      hipGraph_t broken = nullptr;
+      (void)hipStreamEndCapture(stream.s, &broken);
+      if (broken) (void)hipGraphDestroy(broken);
+      throw;
+    }
+    HIP_CHECK(hipStreamEndCapture(stream.s, &g->g));
+    HIP_CHECK(hipGraphInstantiate(&g->exec, g->g, nullptr, nullptr, 0));
+    graphs.push_back(std::move(g));
+  }
+  for (int i = 0; i < copies; ++i) HIP_CHECK(hipGraphLaunch(graphs[i]->exec, stream.s));
+  HIP_CHECK(hipStreamSynchronize(stream.s));
+
+  constexpr int kBatch = 100;
+  constexpr int kMaxRuns = 5000;
+  Events ev(2 * kBatch);
+  std::vector<double> us;
+  const int min_runs = std::max(opt.min_runs, 10);
+  const auto t0 = std::chrono::steady_clock::now();
+  Timing t;
+  int next = 0;
+  while (true) {
+    for (int i = 0; i < kBatch; ++i) {
+      HIP_CHECK(hipEventRecord(ev.e[2 * i], stream.s));
+      HIP_CHECK(hipGraphLaunch(graphs[next]->exec, stream.s));
+      HIP_CHECK(hipEventRecord(ev.e[2 * i + 1], stream.s));
+      next = (next + 1) % copies;
+    }
+    HIP_CHECK(hipStreamSynchronize(stream.s));
+    for (int i = 0; i < kBatch; ++i) {
+      float ms = 0;
+      HIP_CHECK(hipEventElapsedTime(&ms, ev.e[2 * i], ev.e[2 * i + 1]));
+      us.push_back(1e3 * ms);
+    }
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (opt.cancel && opt.cancel->load()) {
+      t.cancelled = true;
+      return t;
+    }
+    const int runs = static_cast<int>(us.size());
+    if ((runs >= min_runs && secs >= opt.min_seconds) || runs >= kMaxRuns) break;
+  }
+  std::sort(us.begin(), us.end());
+  const std::size_t n = us.size();
+  t.runs = static_cast<int>(n);
+  t.min_us = us.front();
+  t.max_us = us.back();
+  t.median_us = n % 2 ? us[n / 2] : 0.5 * (us[n / 2 - 1] + us[n / 2]);
+  return t;
+}
+
+// Compares gpu with ref over n elements; returns the max abs error, or throws DeviceError
+// naming the first element out of bounds (NaN included).
+double check_against(const std::vector<float>& gpu, const std::vector<double>& ref,
+                     std::size_t n) {
+  double worst = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double d = std::fabs(static_cast<double>(gpu[i]) - ref[i]);
+    if (!(d <= kAtol + kRtol * std::fabs(ref[i])))
+      throw attn::DeviceError("check failed at output element " + std::to_string(i) + ": gpu " +
+                              std::to_string(gpu[i]) + ", reference " + std::to_string(ref[i]));
+    worst = std::max(worst, d);
+  }
+  return worst;
+}
+
+// How many rotated copies of `per_copy` bytes: together > 4x L2, within 70 % of free memory.
+int copies_for(std::size_t per_copy, std::size_t fixed) {
+  const DeviceInfo d = query_device();
+  const std::size_t want_total = 4 * std::max<std::size_t>(d.l2_bytes, std::size_t{50} << 20);
+  std::size_t n = (want_total + per_copy - 1) / per_copy;
+  n = std::clamp<std::size_t>(n, 2, 256);
+  const std::size_t budget = d.free_memory / 10 * 7;
+  if (per_copy + fixed > budget)
+    throw attn::DeviceError("the case needs " + std::to_string((per_copy + fixed) >> 20) +
+                            " MiB of device memory, " + std::to_string(d.free_memory >> 20) +
+                            " MiB are free (out of memory)");
+  n = std::min(n, (budget - fixed) / per_copy);
+  return static_cast<int>(std::max<std::size_t>(n, 1));
+}
+
+struct DeviceCopies {  // n copies of the same inputs, one output each
+  std::vector<DeviceBuffer> q, k, v, out;
+};
+
+void upload_copies(DeviceCopies& c, int n, const std::vector<unsigned char>& hq,
+                   const std::vector<unsigned char>& hk, const std::vector<unsigned char>& hv,
+                   std::size_t out_bytes) {
+  for (int i = 0; i < n; ++i) {
+    c.q.emplace_back(hq.size());
+    c.k.emplace_back(hk.size());
+    c.v.emplace_back(hv.size());
+    c.out.emplace_back(out_bytes);
+    if (i == 0) {
+      HIP_CHECK(hipMemcpy(c.q[0].get(), hq.data(), hq.size(), hipMemcpyHostToDevice));
+      HIP_CHECK(hipMemcpy(c.k[0].get(), hk.data(), hk.size(), hipMemcpyHostToDevice));
+      if (!hv.empty())
+        HIP_CHECK(hipMemcpy(c.v[0].get(), hv.data(), hv.size(), hipMemcpyHostToDevice));
+    } else {
+      HIP_CHECK(hipMemcpy(c.q[i].get(), c.q[0].get(), hq.size(), hipMemcpyDeviceToDevice));
+      HIP_CHECK(hipMemcpy(c.k[i].get(), c.k[0].get(), hk.size(), hipMemcpyDeviceToDevice));
+      if (!hv.empty())
+        HIP_CHECK(hipMemcpy(c.v[i].get(), c.v[0].get(), hv.size(), hipMemcpyDeviceToDevice));
+    }
+  }
+}
+
+// Shared tail of both families: poison, check, time, fill r.
+void check_and_time(const std::function<void(int, hipStream_t)>& launch, DeviceCopies& dc,
+                    std::size_t n_out, std::size_t n_checked, const std::vector<double>& ref,
+                    const BenchOptions& opt, BenchResult& r) {
+  HIP_CHECK(hipMemset(dc.out[0].get(), 0xff, n_out * sizeof(float)));  // NaN
+  launch(0, nullptr);
+  HIP_CHECK(hipDeviceSynchronize());
+  std::vector<float> got(n_out);
+  HIP_CHECK(hipMemcpy(got.data(), dc.out[0].get(), n_out * sizeof(float), hipMemcpyDeviceToHost));
+  r.max_abs_err = check_against(got, ref, n_checked);
+  r.checked = true;
+  const Timing t = time_runs(launch, static_cast<int>(dc.q.size()), opt);
+  if (t.cancelled) {
+    r.error = "cancelled";
+    return;
+  }
+  r.median_us = t.median_us;
+  r.min_us = t.min_us;
+  r.max_us = t.max_us;
+  r.runs = t.runs;
+}
+
+void bench_grouped(const BenchCase& c, const BenchOptions& opt, BenchResult& r) {
+  attn::GroupedDecodeShape s;
+  s.batch = c.batch;
+  s.seq = c.seq;
+  s.q_heads = c.q_heads;
+  s.kv_heads = c.kv_heads;
+  s.head_dim = c.head_dim;
+  s.value_dim = c.head_dim;
+  s.window = c.window;
+  s.scale = c.scale != 0 ? c.scale : 1.0 / std::sqrt(static_cast<double>(c.head_dim));
+  const attn::DType dt = c.dtype;
+  const std::size_t eb = storage_elem_bytes(dt);
+  const std::size_t nq = static_cast<std::size_t>(s.batch) * s.q_heads * s.head_dim;
+  const std::size_t nk = static_cast<std::size_t>(s.batch) * s.seq * s.kv_heads * s.head_dim;
+  const std::size_t no = static_cast<std::size_t>(s.batch) * s.q_heads * s.value_dim;
+  const std::size_t keys = static_cast<std::size_t>(s.window > 0 ? std::min<std::int64_t>(s.seq, s.window) : s.seq);
+  r.kv_bytes = static_cast<std::uint64_t>(s.batch) * keys * s.kv_heads *
+               (s.head_dim + s.value_dim) * eb;
+
+  GroupedDeviceArgs a;
+  a.batch = s.batch;
+  a.seq = s.seq;
+  a.q_heads = s.q_heads;
+  a.kv_heads = s.kv_heads;
+  a.head_dim = s.head_dim;
+  a.value_dim = s.value_dim;
+  a.window = s.window;
+  a.scale = static_cast<float>(s.scale);
+  a.dt = dt;
+  if (const char* f = std::getenv("ATTNLAB_GROUPED_SPLITS")) a.force_splits = std::atoi(f);
+  const std::size_t work_bytes = grouped_workspace_bytes(a);
+  const std::size_t per_copy = nq * 2 + 2 * nk * eb + no * sizeof(float);
+  const int copies = copies_for(per_copy, work_bytes);  // before any host allocation
+
+  std::vector<float> q(nq), k(nk), v(nk);
+  fill_uniform(q, kSeed + 1, 1.7320508f);
+  fill_uniform(k, kSeed + 2, 1.7320508f);
+  fill_uniform(v, kSeed + 3, 1.0f);
+  const attn::DType qdt = query_storage(dt);
+  a.k_scale = storage_scale(dt, k.data(), nk);
+  a.v_scale = storage_scale(dt, v.data(), nk);
+  std::vector<unsigned char> hq(nq * 2), hk(nk * eb), hv(nk * eb);
+  encode_storage(qdt, q.data(), nq, 1.0f, hq.data());
+  encode_storage(dt, k.data(), nk, a.k_scale, hk.data());
+  encode_storage(dt, v.data(), nk, a.v_scale, hv.data());
+  round_as_storage(qdt, q.data(), nq, 1.0f, q.data());
+  round_as_storage(dt, k.data(), nk, a.k_scale, k.data());
+  round_as_storage(dt, v.data(), nk, a.v_scale, v.data());
+
+  // The reference on the first sequences only when the whole batch would take too long.
+  attn::GroupedDecodeShape rs = s;
+  const std::uint64_t per_seq = static_cast<std::uint64_t>(keys) * s.q_heads * (s.head_dim + s.value_dim);
+  rs.batch = std::max<std::int64_t>(1, std::min<std::int64_t>(s.batch, static_cast<std::int64_t>(kMaxRefWork / std::max<std::uint64_t>(1, per_seq))));
+  std::vector<double> ref(static_cast<std::size_t>(rs.batch) * s.q_heads * s.value_dim);
+  attn::decode_grouped<double>(rs, q.data(), k.data(), v.data(), nullptr, ref.data(), 0);
+  std::vector<float>().swap(k);
+  std::vector<float>().swap(v);
+
+  DeviceCopies dc;
+  upload_copies(dc, copies, hq, hk, hv, no * sizeof(float));
+  std::vector<unsigned char>().swap(hk);
+  std::vector<unsigned char>().swap(hv);
+  DeviceBuffer work(work_bytes);
+  auto launch = [&](int i, hipStream_t st) {
+    GroupedDeviceArgs x = a;
+    x.q = dc.q[i].get();
+    x.k = dc.k[i].get();
+    x.v = dc.v[i].get();
+    x.out = dc.out[i].as<float>();
+    x.workspace = work.get();
+    x.stream = st;
+    launch_grouped_decode(x);
+  };
+  check_and_time(launch, dc, no, ref.size(), ref, opt, r);
+  r.gbps = r.median_us > 0
+               ? static_cast<double>(r.kv_bytes + nq * 2 + no * sizeof(float)) / (r.median_us * 1e3)
+               : 0;
+}
+
+void bench_mla(const BenchCase& c, const BenchOptions& opt, BenchResult& r) {
+  attn::MlaDecodeShape s;
+  s.batch = c.batch;
+  s.seq = c.seq;
+  s.heads = c.q_heads;
+  s.latent_dim = c.latent_dim;
+  s.rope_dim = c.rope_dim;
+  const int dk = s.latent_dim + s.rope_dim;
+  s.scale = c.scale != 0 ? c.scale : 1.0 / std::sqrt(static_cast<double>(dk));
+  const attn::DType dt = c.dtype;
+  const std::size_t eb = storage_elem_bytes(dt);
+  const std::size_t nq = static_cast<std::size_t>(s.batch) * s.heads * dk;
+  const std::size_t nkv = static_cast<std::size_t>(s.batch) * s.seq * dk;
+  const std::size_t no = static_cast<std::size_t>(s.batch) * s.heads * s.latent_dim;
+  r.kv_bytes = static_cast<std::uint64_t>(nkv) * eb;
+
+  MlaDeviceArgs a;
+  a.batch = s.batch;
+  a.seq = s.seq;
+  a.heads = s.heads;
+  a.latent_dim = s.latent_dim;
+  a.rope_dim = s.rope_dim;
+  a.scale = static_cast<float>(s.scale);
+  a.dt = dt;
+  const std::size_t work_bytes = mla_workspace_bytes(a);
+  const std::size_t per_copy = nq * 2 + nkv * eb + no * sizeof(float);
+  const int copies = copies_for(per_copy, work_bytes);
+
+  std::vector<float> q(nq), kv(nkv);
+  fill_uniform(q, kSeed + 11, 1.7320508f);
+  fill_uniform(kv, kSeed + 12, 1.7320508f);
+  const attn::DType qdt = query_storage(dt);
+  a.kv_scale = storage_scale(dt, kv.data(), nkv);
+  std::vector<unsigned char> hq(nq * 2), hkv(nkv * eb);
+  encode_storage(qdt, q.data(), nq, 1.0f, hq.data());
+  encode_storage(dt, kv.data(), nkv, a.kv_scale, hkv.data());
+  round_as_storage(qdt, q.data(), nq, 1.0f, q.data());
+  round_as_storage(dt, kv.data(), nkv, a.kv_scale, kv.data());
+
+  attn::MlaDecodeShape rs = s;
+  const std::uint64_t per_seq = static_cast<std::uint64_t>(s.seq) * s.heads * (dk + s.latent_dim);
+  rs.batch = std::max<std::int64_t>(1, std::min<std::int64_t>(s.batch, static_cast<std::int64_t>(kMaxRefWork / std::max<std::uint64_t>(1, per_seq))));
+  std::vector<double> ref(static_cast<std::size_t>(rs.batch) * s.heads * s.latent_dim);
+  attn::decode_mla_absorbed<double>(rs, q.data(), kv.data(), nullptr, ref.data(), 0);
+  std::vector<float>().swap(kv);
+
+  DeviceCopies dc;
+  upload_copies(dc, copies, hq, hkv, {}, no * sizeof(float));
+  std::vector<unsigned char>().swap(hkv);
+  DeviceBuffer work(work_bytes);
+  auto launch = [&](int i, hipStream_t st) {
+    MlaDeviceArgs x = a;
+    x.q = dc.q[i].get();
+    x.kv = dc.k[i].get();
+    x.out = dc.out[i].as<float>();
+    x.workspace = work.get();
+    x.stream = st;
+    launch_mla_decode(x);
+  };
+  check_and_time(launch, dc, no, ref.size(), ref, opt, r);
+  r.gbps = r.median_us > 0
+               ? static_cast<double>(r.kv_bytes + nq * 2 + no * sizeof(float)) / (r.median_us * 1e3)
+               : 0;
+}
+
+}  // namespace
+
+BenchResult gpu_bench_case(const BenchCase& c, const BenchOptions& opt) {
+  require_device();  // no GPU at all: DeviceError to the caller
+  BenchResult r;
+  r.c = c;
+  r.device = "gpu";
+  try {
+    if (c.dtype != attn::DType::kBf16 && c.dtype != attn::DType::kFp16 &&
+        c.dtype != attn::DType::kFp8)
+      throw attn::InputError("--dtype for the GPU must be bf16, fp16 or fp8, found " +
+                             std::string(attn::dtype_name(c.dtype)));
+    if (c.variant == attn::Variant::kMla)
+      bench_mla(c, opt, r);
+    else
+      bench_grouped(c, opt, r);
+  } catch (const std::bad_alloc&) {
+    r.error = "host out of memory for this case";
+  } catch (const std::exception& e) {
+    r.error = e.what();
+    (void)hipGetLastError();
+  }
+  return r;
+}
+
+}  // namespace kern

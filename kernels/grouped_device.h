@@ -1,0 +1,138 @@
+// Device-side pieces shared by the grouped decode kernels (decode_grouped.hip: v1, v2, combine;
+// decode_grouped_mma.hip: v3): the launch parameters, storage conversions, the key range of a
+// split and the result write. Include only from .hip files, after kernels/hip_compat.h.
+#pragma once
+#include <cstdint>
+
+#include "kernels/hip_compat.h"
+
+namespace kern {
+namespace gdev {
+
+constexpr int kThreads = 128;      // threads per block (both kernels)
+constexpr int kTileBytes = 16384;  // K + V bytes of one tile (v2)
+constexpr int kGenericKeys = 128;  // keys per tile (v1)
+constexpr int kGenericDvPerThread = 8;  // v1 supports Dv <= 8 * kThreads
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr float kLn2 = 0.6931471805599453f;
+constexpr int kWarp = ATTNLAB_KWARP;
+
+// ---- storage types ----------------------------------------------------------------------
+struct Bf16Kv { using T = std::uint16_t; static constexpr int kVec = 8; };
+struct Fp16Kv { using T = std::uint16_t; static constexpr int kVec = 8; };
+struct Fp8Kv { using T = std::uint8_t; static constexpr int kVec = 16; };
+
+// Exact conversions by bit placement (no vendor fp16/bf16/fp8 headers needed). fp16 and e4m3
+// magnitudes are put into a float's low exponent bits and rescaled by a power of two, which is
+// exact for subnormals too (no flush-to-zero in these builds).
+__device__ __forceinline__ float bf16_lo(unsigned w) { return __uint_as_float(w << 16); }
+__device__ __forceinline__ float bf16_hi(unsigned w) { return __uint_as_float(w & 0xffff0000u); }
+__device__ __forceinline__ float fp16_lo(unsigned w) {
+  return __uint_as_float(((w & 0x7fffu) << 13) | ((w & 0x8000u) << 16)) * 0x1p112f;
+}
+__device__ __forceinline__ float fp16_hi(unsigned w) {
+  return __uint_as_float(((w >> 3) & 0x0fffe000u) | (w & 0x80000000u)) * 0x1p112f;
+}
+__device__ __forceinline__ float e4m3_byte(unsigned b) {  // b in 0..255
+  return __uint_as_float(((b & 0x7fu) << 20) | ((b & 0x80u) << 24)) * 0x1p120f;
+}
+
+__device__ __forceinline__ void unpack(Bf16Kv, const uint4& c, float* f) {
+  const unsigned w[4] = {c.x, c.y, c.z, c.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    f[2 * i] = bf16_lo(w[i]);
+    f[2 * i + 1] = bf16_hi(w[i]);
+  }
+}
+__device__ __forceinline__ void unpack(Fp16Kv, const uint4& c, float* f) {
+  const unsigned w[4] = {c.x, c.y, c.z, c.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    f[2 * i] = fp16_lo(w[i]);
+    f[2 * i + 1] = fp16_hi(w[i]);
+  }
+}
+__device__ __forceinline__ void unpack(Fp8Kv, const uint4& c, float* f) {
+  const unsigned w[4] = {c.x, c.y, c.z, c.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) f[4 * i + j] = e4m3_byte((w[i] >> (8 * j)) & 0xffu);
+  }
+}
+
+// One stored element (v1 and q loads).
+__device__ __forceinline__ float elem(Bf16Kv, std::uint16_t x) { return bf16_lo(x); }
+__device__ __forceinline__ float elem(Fp16Kv, std::uint16_t x) { return fp16_lo(x); }
+__device__ __forceinline__ float elem(Fp8Kv, std::uint8_t x) { return e4m3_byte(x); }
+// Queries: fp16 with fp16 caches, bf16 otherwise.
+__device__ __forceinline__ float q_elem(Bf16Kv, std::uint16_t x) { return bf16_lo(x); }
+__device__ __forceinline__ float q_elem(Fp16Kv, std::uint16_t x) { return fp16_lo(x); }
+__device__ __forceinline__ float q_elem(Fp8Kv, std::uint16_t x) { return bf16_lo(x); }
+
+__device__ __forceinline__ float warp_max(float x) {
+#pragma unroll
+  for (int off = kWarp / 2; off >= 1; off /= 2) x = fmaxf(x, ATTNLAB_SHFL_XOR(x, off, kWarp));
+  return x;
+}
+__device__ __forceinline__ float warp_sum(float x) {
+#pragma unroll
+  for (int off = kWarp / 2; off >= 1; off /= 2) x += ATTNLAB_SHFL_XOR(x, off, kWarp);
+  return x;
+}
+
+struct Params {
+  const void* q;         // [B, Hq, D]
+  const void* k;         // [B, S, Hkv, D]
+  const void* v;         // [B, S, Hkv, Dv]
+  const std::int32_t* lens;  // [B] or nullptr
+  float* out;            // [B, Hq, Dv] (written directly when splits == 1)
+  float* part_acc;       // [splits, B, Hq, Dv] unnormalised partial outputs (splits > 1)
+  float2* part_state;    // [splits, B, Hq] {max (natural-log units), sum}
+  long long seq;         // S
+  long long chunk;       // C, keys per split
+  int batch, hq, hkv, g, d, dv;  // B, Hq, Hkv, G, D, Dv
+  int window;            // W, 0 = full
+  int splits, slices;    // KV splits; head slices per kv head
+  float q_mult;          // scale * k_scale * log2(e), folded into q
+  float v_scale;         // fp8 value scale (1 otherwise)
+};
+
+// Key range [start, end) of block `split` of sequence b.
+__device__ __forceinline__ void key_range(const Params& p, int b, int split, long long* start,
+                                          long long* end) {
+  long long len = p.lens ? static_cast<long long>(p.lens[b]) : p.seq;
+  len = len < 0 ? 0 : (len > p.seq ? p.seq : len);
+  const long long lo = (p.window > 0 && len > p.window) ? len - p.window : 0;
+  *start = lo + static_cast<long long>(split) * p.chunk;
+  const long long e = *start + p.chunk;
+  *end = e < len ? e : len;
+}
+
+// Writes a block's result for query head hq: the normalised output, or the partial.
+__device__ __forceinline__ void write_result(const Params& p, int split, int b, int hq, int d0,
+                                             const float* acc, int n, float mx, float sum,
+                                             bool write_state) {
+  const long long row = static_cast<long long>(b) * p.hq + hq;
+  if (p.splits == 1) {
+    const float inv = sum > 0.0f ? p.v_scale / sum : 0.0f;
+    float* o = p.out + row * p.dv + d0;
+    for (int e = 0; e < n; ++e) o[e] = acc[e] * inv;
+  } else {
+    const long long prow = static_cast<long long>(split) * p.batch * p.hq + row;
+    float* o = p.part_acc + prow * p.dv + d0;
+    for (int e = 0; e < n; ++e) o[e] = acc[e] * p.v_scale;
+    if (write_state) p.part_state[prow] = make_float2(mx, sum);
+  }
+}
+
+
+// v3 (NVIDIA mma) launcher, defined in decode_grouped_mma.hip; heads per slice 16.
+constexpr int kMmaSliceHeads = 16;
+constexpr int kMmaBlockKeys = 64;  // 4 warps x 16 keys
+bool mma_supported(int d, int dv, bool fp16_or_bf16);
+void launch_grouped_mma(const Params& p, bool fp16, int splits, hipStream_t stream);
+
+}  // namespace gdev
+}  // namespace kern

@@ -1,0 +1,51 @@
+// Internal interface between the GPU host code (gpu_api, bench) and the grouped decode kernels
+// (decode_grouped.hip). Device pointers travel as void* so no HIP/CUDA type crosses this header.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "attention/dtype.h"
+
+namespace kern {
+
+struct GroupedDeviceArgs {
+  const void* q = nullptr;     // [B, Hq, D] bf16 (fp16 when dt == kFp16, bf16 when kFp8)
+  const void* k = nullptr;     // [B, S, Hkv, D] bf16 / fp16 / fp8 e4m3 (dt)
+  const void* v = nullptr;     // [B, S, Hkv, Dv] same storage as k
+  float k_scale = 1.0f;        // fp8: dequantised key = e4m3 * k_scale (1 otherwise)
+  float v_scale = 1.0f;        // fp8: dequantised value = e4m3 * v_scale (1 otherwise)
+  const std::int32_t* lens = nullptr;  // [B] valid positions in 0..S, nullptr = all S
+  float* out = nullptr;        // [B, Hq, Dv] float32
+  void* workspace = nullptr;   // split-KV partials, at least grouped_workspace_bytes(...)
+  std::int64_t batch = 0, seq = 0;   // B, S
+  int q_heads = 0, kv_heads = 0;     // Hq, Hkv (Hkv divides Hq)
+  int head_dim = 0, value_dim = 0;   // D, Dv
+  int window = 0;              // W, 0 = full; keys max(0, len - W) .. len - 1
+  float scale = 0;             // softmax scale, already resolved (never 0)
+  attn::DType dt = attn::DType::kBf16;
+  void* stream = nullptr;      // hipStream_t / cudaStream_t, nullptr = default
+  int force_splits = 0;        // > 0: use this many KV splits (tuning); 0 = chosen from shape
+                               // (or ATTNLAB_GROUPED_SPLITS from the environment)
+};
+
+// How a launch is laid out (for the bench's notes and the tests).
+struct GroupedPlan {
+  int version = 1;       // 3: mma (NVIDIA, bf16/fp16, D = Dv in {64, 128}); 2: tiled
+                         // (D = Dv in {64, 128, 256}); 1: generic. ATTNLAB_GROUPED_VERSION
+                         // (environment, 1-3) caps it, for comparisons.
+  bool fast = false;     // version >= 2
+  int slices = 1;        // head slices per kv head (G > 32 is cut into slices of <= 32)
+  int slice_heads = 1;   // GS, heads per slice the kernel is compiled for
+  int splits = 1;        // KV splits per (b, kv head, slice)
+  std::int64_t chunk = 0;  // keys per split
+  std::int64_t blocks = 0; // blocks of the main kernel
+};
+
+GroupedPlan grouped_plan(const GroupedDeviceArgs& a);
+// Workspace the launch needs for this shape on the current device (0 when no split).
+std::size_t grouped_workspace_bytes(const GroupedDeviceArgs& a);
+// Launches asynchronously on a.stream; throws attn::DeviceError on a launch error or a shape
+// the kernels do not support (the message says which).
+void launch_grouped_decode(const GroupedDeviceArgs& a);
+
+}  // namespace kern

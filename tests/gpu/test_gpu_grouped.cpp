@@ -1,0 +1,215 @@
+// [gpu] grouped decode (MHA / MQA / GQA / SWA) against the CPU float64 reference on the same
+// rounded inputs, for every dtype and awkward shapes: S in {1, 54, 97, 4096, 70000}, Hq in
+// {1, 3, 9, 63, 128}, windows 1, 16 and > S, ragged lens with zeros, head dims served by the
+// tiled kernel (64, 128, 256) and by the generic one (40, D != Dv).
+//
+// Tolerance: |gpu - ref| <= 8e-3 + 2e-2 |ref| (GPU MODE's bf16 bound) for bf16, fp16 and fp8
+// alike. The reference is fed exactly the values the device stores (bf16/fp16 rounding; fp8:
+// e4m3 of x / scale, times scale), so the only differences left are float32 accumulation and
+// exp2f over at most 70000 keys (~1e-5), and in v3 (mma) the probabilities rounded to bf16 or
+// fp16 before P V (relative 2^-9 per weight, well inside 2e-2). A separate check
+// bounds fp8 against the unrounded inputs: e4m3 keeps 3 mantissa bits (relative step 2^-3,
+// rounding error <= 2^-4 relative), so scores move by about D * |q| * |k| * 2^-4 * scale / sqrt(D)
+// ~ 0.25 in the worst case and outputs, convex combinations of values with error <= 2^-4 * max|v|,
+// stay within 0.15 of the float64 truth on these unit-scale inputs.
+// Device outputs are poisoned with NaN before every launch (gpu_decode_grouped), and NaN never
+// passes the comparison.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "attention/dtype.h"
+#include "attention/error.h"
+#include "attention/reference.h"
+#include "kernels/bench.h"
+#include "kernels/bench_gpu.h"
+#include "kernels/gpu.h"
+
+namespace {
+
+struct Case {
+  std::int64_t b, s;
+  int hq, hkv, d, dv, w;
+  bool ragged;  // lens drawn in 0..S with at least one zero
+};
+
+std::vector<float> uniform(std::mt19937_64& rng, std::size_t n, float amp) {
+  std::uniform_real_distribution<float> dist(-amp, amp);
+  std::vector<float> x(n);
+  for (auto& e : x) e = dist(rng);
+  return x;
+}
+
+std::vector<float> rounded(attn::DType dt, const std::vector<float>& x, bool is_query) {
+  std::vector<float> r(x.size());
+  if (dt == attn::DType::kFp8 && !is_query) {
+    float amax = 0;
+    for (float e : x) amax = std::max(amax, std::fabs(e));
+    const float sc = attn::e4m3_scale_for(amax);
+    for (std::size_t i = 0; i < x.size(); ++i) r[i] = attn::round_to_e4m3(x[i], sc);
+  } else if (dt == attn::DType::kFp16) {
+    for (std::size_t i = 0; i < x.size(); ++i) r[i] = attn::round_to_fp16(x[i]);
+  } else {
+    for (std::size_t i = 0; i < x.size(); ++i) r[i] = attn::round_to_bf16(x[i]);
+  }
+  return r;
+}
+
+// Runs one case on the GPU and the reference; returns the max abs error, failing the test on
+// the first element outside atol + rtol |ref| (NaN included).
+double run_case(const Case& c, attn::DType dt, std::uint64_t seed, double atol, double rtol,
+                bool against_unrounded = false) {
+  std::mt19937_64 rng(seed);
+  attn::GroupedDecodeShape s;
+  s.batch = c.b;
+  s.seq = c.s;
+  s.q_heads = c.hq;
+  s.kv_heads = c.hkv;
+  s.head_dim = c.d;
+  s.value_dim = c.dv;
+  s.window = c.w;
+  const std::size_t nq = std::size_t(c.b) * c.hq * c.d;
+  const std::size_t nk = std::size_t(c.b) * c.s * c.hkv * c.d;
+  const std::size_t nv = std::size_t(c.b) * c.s * c.hkv * c.dv;
+  const std::size_t no = std::size_t(c.b) * c.hq * c.dv;
+  const auto q = uniform(rng, nq, 1.7f), k = uniform(rng, nk, 1.7f), v = uniform(rng, nv, 1.0f);
+  std::vector<std::int64_t> lens;
+  if (c.ragged) {
+    std::uniform_int_distribution<std::int64_t> len(0, c.s);
+    for (std::int64_t b = 0; b < c.b; ++b) lens.push_back(b == 0 ? 0 : len(rng));
+  }
+  const std::int64_t* lp = lens.empty() ? nullptr : lens.data();
+  std::vector<float> out(no, std::numeric_limits<float>::quiet_NaN());
+  kern::gpu_decode_grouped(s, q.data(), k.data(), v.data(), lp, out.data(), dt);
+  std::vector<double> ref(no);
+  if (against_unrounded) {
+    attn::decode_grouped<double>(s, q.data(), k.data(), v.data(), lp, ref.data(), 0);
+  } else {
+    const auto qr = rounded(dt, q, true), kr = rounded(dt, k, false), vr = rounded(dt, v, false);
+    attn::decode_grouped<double>(s, qr.data(), kr.data(), vr.data(), lp, ref.data(), 0);
+  }
+  double worst = 0;
+  for (std::size_t i = 0; i < no; ++i) {
+    const double d = std::fabs(double(out[i]) - ref[i]);
+    if (!(d <= atol + rtol * std::fabs(ref[i]))) {
+      INFO("element " << i << ": gpu " << out[i] << ", reference " << ref[i]);
+      REQUIRE(d <= atol + rtol * std::fabs(ref[i]));
+    }
+    worst = std::max(worst, d);
+  }
+  return worst;
+}
+
+const char* dt_name(attn::DType dt) { return attn::dtype_name(dt).data(); }
+
+}  // namespace
+
+TEST_CASE("gpu grouped decode matches the float64 reference on awkward shapes", "[gpu]") {
+  // {B, S, Hq, Hkv, D, Dv, W, ragged}
+  const std::vector<Case> cases = {
+      {1, 1, 1, 1, 128, 128, 0, false},      // MHA, one key
+      {3, 54, 3, 3, 128, 128, 0, true},      // MHA, ragged with a zero
+      {2, 97, 9, 3, 64, 64, 0, true},        // GQA G=3
+      {2, 97, 63, 1, 128, 128, 16, false},   // MQA G=63 (two head slices), window 16
+      {1, 4096, 128, 8, 128, 128, 0, false}, // GQA G=16, split-KV
+      {2, 4096, 32, 8, 128, 128, 1, true},   // SWA window 1
+      {1, 70000, 9, 9, 128, 128, 0, false},  // MHA long, many splits
+      {2, 70000, 32, 8, 128, 128, 4096, true},  // SWA range inside a long cache
+      {2, 54, 3, 1, 256, 256, 100, true},    // window > S, D 256
+      {4, 97, 128, 128, 64, 64, 0, true},    // MHA 128 heads
+      {2, 97, 9, 3, 40, 40, 0, true},        // generic kernel: D 40
+      {2, 54, 4, 2, 128, 64, 16, true},      // generic kernel: D != Dv
+  };
+  const std::uint64_t seed = 0x5eed0003;
+  // Every kernel version on every case: 3 (mma, where built), 2 (tiled), 1 (generic). The
+  // version is capped through the environment variable the plan reads.
+  for (const char* version : {"3", "2", "1"}) {
+  setenv("ATTNLAB_GROUPED_VERSION", version, 1);
+  for (attn::DType dt : {attn::DType::kBf16, attn::DType::kFp16, attn::DType::kFp8}) {
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const Case& c = cases[i];
+      INFO("version cap " << version << " seed " << seed + i << " dtype " << dt_name(dt) << " B " << c.b << " S " << c.s
+                   << " Hq " << c.hq << " Hkv " << c.hkv << " D " << c.d << " Dv " << c.dv
+                   << " W " << c.w << " ragged " << c.ragged);
+      const double err = run_case(c, dt, seed + i, 8e-3, 2e-2);
+      CHECK(err < 8e-3);
+    }
+  }
+  }
+  unsetenv("ATTNLAB_GROUPED_VERSION");
+}
+
+TEST_CASE("gpu fp8 KV stays within the e4m3 bound of the unrounded truth", "[gpu]") {
+  const std::uint64_t seed = 0x5eed0103;
+  INFO("seed " << seed);
+  const Case c{2, 4096, 32, 8, 128, 128, 0, true};
+  run_case(c, attn::DType::kFp8, seed, 0.15, 0.0, true);
+}
+
+TEST_CASE("gpu zero-length sequences give zeros and a window of 1 gives the last value",
+          "[gpu]") {
+  const std::uint64_t seed = 0x5eed0203;
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  attn::GroupedDecodeShape s;
+  s.batch = 3;
+  s.seq = 97;
+  s.q_heads = 8;
+  s.kv_heads = 2;
+  s.head_dim = s.value_dim = 128;
+  s.window = 1;
+  const auto q = uniform(rng, 3 * 8 * 128, 1.7f);
+  const auto k = uniform(rng, 3 * 97 * 2 * 128, 1.7f);
+  const auto v = rounded(attn::DType::kBf16, uniform(rng, 3 * 97 * 2 * 128, 1.0f), false);
+  const std::vector<std::int64_t> lens = {0, 97, 5};
+  std::vector<float> out(3 * 8 * 128, std::numeric_limits<float>::quiet_NaN());
+  kern::gpu_decode_grouped(s, q.data(), k.data(), v.data(), lens.data(), out.data(),
+                           attn::DType::kBf16);
+  for (int h = 0; h < 8; ++h)
+    for (int d = 0; d < 128; ++d) {
+      REQUIRE(out[(0 * 8 + h) * 128 + d] == 0.0f);
+      // window 1: the softmax over one key is 1, so the output is that key's value row
+      const std::int64_t last = lens[2] - 1;
+      REQUIRE(out[(2 * 8 + h) * 128 + d] == v[((2 * 97 + last) * 2 + h / 4) * 128 + d]);
+    }
+}
+
+TEST_CASE("gpu errors are reported, not crashes", "[gpu]") {
+  SECTION("a bench case bigger than the card is an out-of-memory error of that case") {
+    kern::BenchCase c;
+    c.variant = attn::Variant::kMha;
+    c.batch = 4096;
+    c.seq = 131072;
+    c.q_heads = c.kv_heads = 64;
+    c.head_dim = 128;
+    kern::BenchOptions opt;
+    opt.device = kern::BenchDevice::kGpu;
+    const kern::BenchResult r = kern::gpu_bench_case(c, opt);
+    INFO(r.error);
+    CHECK(r.error.find("out of memory") != std::string::npos);
+    CHECK_FALSE(r.checked);
+  }
+  SECTION("lens outside 0..S are an input error") {
+    attn::GroupedDecodeShape s;
+    s.seq = 4;
+    s.head_dim = s.value_dim = 128;
+    std::vector<float> q(128, 0.5f), k(4 * 128, 0.5f), v(4 * 128, 0.5f), out(128);
+    const std::int64_t lens[1] = {5};
+    CHECK_THROWS_AS(kern::gpu_decode_grouped(s, q.data(), k.data(), v.data(), lens, out.data(),
+                                             attn::DType::kBf16),
+                    attn::InputError);
+  }
+}
+
+TEST_CASE("gpu read probe measures a positive bandwidth", "[gpu]") {
+  const double gbps = kern::gpu_read_probe_gbps();
+  std::printf("read probe: %.0f GB/s\n", gbps);
+  CHECK(gbps > 10.0);
+}

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Screenshot test of the explorer (needs an X display; ./test.sh starts its own Xvfb).
+#   tests/screenshot_test.sh <attnlab exe> <out dir>
+# Takes a picture of the whole window, of every panel alone (--panel), and of llama-3-8b under
+# two variants (MHA and MLA); checks that each PNG exists, is 1600x1000, is not blank, and that
+# the two variants differ. Exit 77 (skipped) without a display.
+set -euo pipefail
+exe=${1:?usage: screenshot_test.sh <attnlab exe> <out dir>}
+out=${2:?usage: screenshot_test.sh <attnlab exe> <out dir>}
+if [ -z "${DISPLAY:-}" ]; then
+  echo "screenshot test skipped: no X display (DISPLAY is empty)"
+  exit 77
+fi
+command -v python3 >/dev/null || { echo "screenshot test needs python3 to read the PNGs"; exit 1; }
+mkdir -p "$out"
+rm -f "$out"/*.png
+# Settings of the user are never touched: screenshot mode reads and writes none, and the folder
+# is a scratch one all the same.
+export ATTNLAB_CONFIG_DIR="$out/config"
+
+shoot() {  # name, then attnlab flags
+  local name=$1
+  shift
+  if ! "$exe" --screenshot "$out/$name.png" --size 1600x1000 --frames 4 "$@" 2>"$out/$name.err"; then
+    echo "FAIL: attnlab --screenshot $name $*: $(cat "$out/$name.err")"
+    exit 1
+  fi
+}
+
+shoot all --preset llama-3-8b
+for panel in model kv-cache data-flow attention latency tour; do
+  shoot "panel-$panel" --preset llama-3-8b --panel "$panel"
+done
+shoot llama-3-8b-mha --preset llama-3-8b --variant mha
+shoot llama-3-8b-mla --preset llama-3-8b --variant mla
+shoot deepseek-v3-data-flow --preset deepseek-v3 --panel data-flow
+
+python3 - "$out" <<'PY'
+import struct, sys, zlib, pathlib
+
+def read_png(path):
+    data = path.read_bytes()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not a PNG")
+    pos, idat, w, h = 8, b"", 0, 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h = struct.unpack(">II", body[:8])
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    return w, h, zlib.decompress(idat)
+
+def summary(raw, w):
+    # Distinct colours over every 25th row, after undoing the PNG row filters (all five kinds).
+    stride = w * 4
+    prev = bytearray(stride)
+    colours = set()
+    rows = len(raw) // (stride + 1)
+    for y in range(rows):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - 4] if i >= 4 else 0
+            b = prev[i]
+            c = prev[i - 4] if i >= 4 else 0
+            if f == 1: line[i] = (line[i] + a) & 255
+            elif f == 2: line[i] = (line[i] + b) & 255
+            elif f == 3: line[i] = (line[i] + ((a + b) >> 1)) & 255
+            elif f == 4:
+                p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        if y % 25 == 0:
+            colours.update(bytes(line[i:i + 3]) for i in range(0, stride, 4 * 3))
+        prev = line
+    return colours
+
+out = pathlib.Path(sys.argv[1])
+ok = True
+pictures = {}
+for png in sorted(out.glob("*.png")):
+    try:
+        w, h, raw = read_png(png)
+    except Exception as e:
+        print(f"FAIL: {png.name}: {e}"); ok = False; continue
+    if (w, h) != (1600, 1000):
+        print(f"FAIL: {png.name}: {w}x{h}, expected 1600x1000"); ok = False; continue
+    colours = summary(raw, w)
+    pictures[png.name] = raw
+    status = "ok" if len(colours) >= 40 else "FAIL (blank?)"
+    print(f"{png.name}: {w}x{h}, {png.stat().st_size} bytes, {len(colours)} colours sampled: {status}")
+    ok &= len(colours) >= 40
+expected = 10
+if len(pictures) != expected:
+    print(f"FAIL: {len(pictures)} pictures read, expected {expected}"); ok = False
+a, b = pictures.get("llama-3-8b-mha.png"), pictures.get("llama-3-8b-mla.png")
+if a is not None and b is not None:
+    differing = sum(1 for x, y in zip(a, b) if x != y)
+    print(f"MHA vs MLA: {differing} of {len(a)} raw bytes differ")
+    ok &= differing > len(a) // 100
+sys.exit(0 if ok else 1)
+PY

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds the whole project with AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/,
+# -DATTNLAB_SANITIZE=ON, no GPU, with the explorer so its headless tests run too) and runs every
+# test through CTest. Any sanitizer report fails the test that triggered it.
+#   tools/sanitize.sh              build and run all tests
+#   tools/sanitize.sh -R cli       only the tests matching a CTest regex
+# Exit status: CTest's.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bdir=${ATTNLAB_ASAN_BUILD:-build-asan}
+gui=${ATTNLAB_ASAN_GUI:-on}
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+echo "== sanitizer build (ASan + UBSan) in $bdir"
+mkdir -p "$bdir"
+cmake -S . -B "$bdir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNLAB_SANITIZE=ON -DATTNLAB_GPU=off \
+  -DATTNLAB_GUI="$gui" "${launcher[@]}" >"$bdir/sanitize-build.log" 2>&1 || { cat "$bdir/sanitize-build.log"; echo "sanitize: FAILED (configure)"; exit 1; }
+jobs=$(nproc 2>/dev/null || echo 2)
+cmake --build "$bdir" -j"$jobs" >>"$bdir/sanitize-build.log" 2>&1 \
+  || { grep -E "error|Error" "$bdir/sanitize-build.log" | head -40; echo "sanitize: FAILED (build, see $bdir/sanitize-build.log)"; exit 1; }
+# Leaks inside the system's GL/X/SDL/font libraries are theirs, not ours (tools/lsan.supp).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1:strict_string_checks=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tools/lsan.supp:print_suppressions=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+cd "$bdir"
+set +e
+ctest --output-on-failure -j"$jobs" --timeout 900 "$@" >ctest.log 2>&1
+rc=$?
+set -e
+grep -vE "Test +#[0-9]+: .* Passed" ctest.log || true
+echo "sanitize: $([ $rc -eq 0 ] && echo PASSED || echo FAILED) (ASan + UBSan, log: $bdir/ctest.log)"
+exit $rc
