@@ -112,6 +112,8 @@ int main(int argc, char** argv) {
   }
   SDL_GL_MakeCurrent(window, gl_context);
   SDL_GL_SetSwapInterval(screenshot ? 0 : 1);  // vsync, except when rendering for a file
+  const GLubyte* renderer_name = glGetString(GL_RENDERER);
+  const std::string gl_renderer = renderer_name ? reinterpret_cast<const char*>(renderer_name) : "unknown";
 
   // 4. Dear ImGui context, its ini beside attnlab's settings, fonts and style.
   IMGUI_CHECKVERSION();
@@ -136,7 +138,7 @@ int main(int argc, char** argv) {
 
   // 6. Main loop.
   const ImVec4 clear_color(0.10f, 0.11f, 0.13f, 1.00f);
-  std::vector<double> frame_ms;
+  std::vector<double> frame_ms, ui_ms;  // whole frames; building the UI (NewFrame..Render)
   double first_frame_ms = 0;
   Clock::time_point t_prev = Clock::now();
   Clock::time_point t_last_save = t_prev;
@@ -167,9 +169,11 @@ int main(int argc, char** argv) {
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplSDL2_NewFrame();
     if (screenshot) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // no hover readouts in pictures
+    const Clock::time_point t_ui = Clock::now();
     ImGui::NewFrame();
     app::draw_frame(app);
     ImGui::Render();
+    ui_ms.push_back(ms_between(t_ui, Clock::now()));
     int fb_w = 0, fb_h = 0;
     SDL_GL_GetDrawableSize(window, &fb_w, &fb_h);
     glViewport(0, 0, fb_w, fb_h);
@@ -218,13 +222,18 @@ int main(int argc, char** argv) {
   }
   if (frame_stats && !frame_ms.empty()) {
     // The first entry includes start-up; the rest are steady-state frames.
-    std::vector<double> steady(frame_ms.begin() + (frame_ms.size() > 1 ? 1 : 0), frame_ms.end());
+    const size_t skip = frame_ms.size() > 1 ? 1 : 0;
+    std::vector<double> steady(frame_ms.begin() + static_cast<std::ptrdiff_t>(skip), frame_ms.end());
+    std::vector<double> ui(ui_ms.begin() + static_cast<std::ptrdiff_t>(skip), ui_ms.end());
     std::sort(steady.begin(), steady.end());
+    std::sort(ui.begin(), ui.end());
     std::fprintf(stderr,
                  "attnlab: frame stats: %d frames at %dx%d, first frame %.1f ms after start, "
-                 "median %.2f ms, max %.2f ms\n",
+                 "frame median %.2f ms, max %.2f ms; UI build median %.2f ms (the rest is GL and swap); "
+                 "GL renderer: %s\n",
                  static_cast<int>(frame_ms.size()), opt.width, opt.height, first_frame_ms,
-                 steady[steady.size() / 2], steady.back());
+                 steady[steady.size() / 2], steady.back(), ui.empty() ? 0.0 : ui[ui.size() / 2],
+                 gl_renderer.c_str());
   }
   if (!screenshot) {
     try {

@@ -338,16 +338,26 @@ void draw_data_flow_panel(App& app) {
                    "Dv value dim, W window, Dl latent, Dr RoPE dims, Dn = qk_nope. Shapes are live: "
                    "change the model, S or B and they follow.");
   const std::int64_t cached = l.window > 0 ? std::min<std::int64_t>(app.seq, l.window) : app.seq;
+  // Wide windows (--panel data-flow, a maximised window): the diagram on the left at its
+  // largest, the rest beside it; otherwise one column.
+  const float diagram_w = kDesign.x * 1.5f * ImGui::GetFontSize() / 15.0f;
+  const bool wide = ImGui::GetContentRegionAvail().x > diagram_w + ImGui::GetFontSize() * 28;
   vis::Canvas canvas;
-  canvas.begin("##flow", kDesign);
+  canvas.begin("##flow", kDesign, wide ? diagram_w : 0.0f);
   if (m.variant == attn::Variant::kMla) draw_mla(canvas, m, app, cached, st.mla_naive);
   else draw_grouped(canvas, m, l, app, cached);
-  ImGui::Separator();
+  if (wide) {
+    ImGui::SameLine(0, ImGui::GetFontSize());
+    ImGui::BeginGroup();
+  } else {
+    ImGui::Separator();
+  }
   draw_heads(l);
   ImGui::Separator();
   draw_animation(app, l);
   ImGui::Separator();
   draw_cost(app, st.layer);
+  if (wide) ImGui::EndGroup();
   ImGui::End();
 }
 

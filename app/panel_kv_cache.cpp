@@ -289,7 +289,7 @@ void draw_kv_cache_panel(App& app) {
   // The plot takes what is left after the tables' share (at least 220 px).
   const float avail = ImGui::GetContentRegionAvail().y;
   const float table_h = ImGui::GetTextLineHeightWithSpacing() * 10.5f;
-  const float plot_h = std::max(220.0f, avail - table_h - ImGui::GetFrameHeightWithSpacing() * 3);
+  const float plot_h = std::max(ImGui::GetFontSize() * 17.0f, avail - table_h - ImGui::GetFrameHeightWithSpacing() * 3);
   ImGui::TextUnformatted("KV cache against sequence length");
   ImGui::SameLine();
   vis::help_marker("Per-GPU cache against S on log axes; the chosen model in white, the same model "

@@ -49,7 +49,11 @@ void draw_model_source(App& app) {
   ImGui::SameLine();
   vis::help_marker("Published hyperparameters of real models (assets/presets, read through the "
                    "same Hugging Face config.json import as your own files).");
-  if (!app.base.source.empty()) ImGui::TextDisabled("source: %s", app.base.source.c_str());
+  if (!app.base.source.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("source: %s", app.base.source.c_str());
+    ImGui::PopStyleColor();
+  }
 
   ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 5.5f);
   const bool enter = ImGui::InputTextWithHint("##import", "path/to/config.json", app.model_view.import_path,

@@ -45,9 +45,10 @@ float fit_scale(ImVec2 content, ImVec2 avail, float max_scale) {
 
 // ---- Drawing --------------------------------------------------------------------------------
 
-void Canvas::begin(const char* id, ImVec2 design) {
+void Canvas::begin(const char* id, ImVec2 design, float max_width) {
   const float font_rel = ImGui::GetFontSize() / 15.0f;  // design sizes assume a 15 px font
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  ImVec2 avail = ImGui::GetContentRegionAvail();
+  if (max_width > 0) avail.x = std::min(avail.x, max_width);
   float s = fit_scale(design, ImVec2(avail.x, 0), 1.5f * font_rel);
   s = std::max(s, 0.5f * font_rel);
   scale_ = s;

@@ -43,9 +43,9 @@ struct Box {
 // A region reserved in the window (an InvisibleButton), with a local->screen mapping.
 class Canvas {
  public:
-  // Reserves `design` scaled to fit the available width (never above 1.5x, never below 0.5x
-  // of the font-relative design), starting at the cursor.
-  void begin(const char* id, ImVec2 design);
+  // Reserves `design` scaled to fit the available width (or max_width when > 0; never above
+  // 1.5x, never below 0.5x of the font-relative design), starting at the cursor.
+  void begin(const char* id, ImVec2 design, float max_width = 0);
   ImVec2 to_screen(ImVec2 local) const;
   float scale() const { return scale_; }
   ImDrawList* draw_list() const { return dl_; }

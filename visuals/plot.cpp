@@ -311,6 +311,8 @@ PlotHover draw_plot(const char* id, const PlotSpec& spec, ImVec2 size) {
     else dl->AddLine(ImVec2(a0.x, y), ImVec2(a1.x, y), c, 1.5f);
     const ImVec2 ts = ImGui::CalcTextSize(r.label.c_str());
     const float ly = (y - ts.y - 1 < a0.y) ? y + 2 : y - ts.y - 1;
+    // A dark plate under the label keeps it readable where curves cross it.
+    dl->AddRectFilled(ImVec2(a1.x - ts.x - 6, ly), ImVec2(a1.x - 2, ly + ts.y), IM_COL32(15, 15, 18, 200), 2.0f);
     dl->AddText(ImVec2(a1.x - ts.x - 4, ly), c, r.label.c_str());
   }
   for (const RefLine& r : spec.vlines) {
