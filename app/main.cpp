@@ -139,6 +139,7 @@ int main(int argc, char** argv) {
   // 6. Main loop.
   const ImVec4 clear_color(0.10f, 0.11f, 0.13f, 1.00f);
   std::vector<double> frame_ms, ui_ms;  // whole frames; building the UI (NewFrame..Render)
+  int last_vertices = 0, last_commands = 0;
   double first_frame_ms = 0;
   Clock::time_point t_prev = Clock::now();
   Clock::time_point t_last_save = t_prev;
@@ -174,6 +175,10 @@ int main(int argc, char** argv) {
     app::draw_frame(app);
     ImGui::Render();
     ui_ms.push_back(ms_between(t_ui, Clock::now()));
+    last_vertices = ImGui::GetDrawData()->TotalVtxCount;
+    last_commands = 0;
+    for (int i = 0; i < ImGui::GetDrawData()->CmdListsCount; ++i)
+      last_commands += ImGui::GetDrawData()->CmdLists[i]->CmdBuffer.Size;
     int fb_w = 0, fb_h = 0;
     SDL_GL_GetDrawableSize(window, &fb_w, &fb_h);
     glViewport(0, 0, fb_w, fb_h);
@@ -201,7 +206,13 @@ int main(int argc, char** argv) {
     }
     SDL_GL_SwapWindow(window);
 
-    // 6e. Timings, and the settings file when something changed (at most once a second).
+    // 6e. At most 60 frames a second when interactive (vsync does not block on every X
+    // server, Xvfb among them), then timings, and the settings file when something changed
+    // (checked once a second).
+    if (!screenshot) {
+      const double spent = ms_between(t_frame, Clock::now());
+      if (spent < 1000.0 / 60.0) SDL_Delay(static_cast<Uint32>(1000.0 / 60.0 - spent));
+    }
     const Clock::time_point t_end = Clock::now();
     if (app.frame == 1) first_frame_ms = ms_between(t_start, t_end);
     frame_ms.push_back(ms_between(t_prev, t_end));
@@ -230,10 +241,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "attnlab: frame stats: %d frames at %dx%d, first frame %.1f ms after start, "
                  "frame median %.2f ms, max %.2f ms; UI build median %.2f ms (the rest is GL and swap); "
-                 "GL renderer: %s\n",
+                 "%d vertices in %d draw calls; GL renderer: %s\n",
                  static_cast<int>(frame_ms.size()), opt.width, opt.height, first_frame_ms,
                  steady[steady.size() / 2], steady.back(), ui.empty() ? 0.0 : ui[ui.size() / 2],
-                 gl_renderer.c_str());
+                 last_vertices, last_commands, gl_renderer.c_str());
   }
   if (!screenshot) {
     try {
