@@ -139,7 +139,7 @@ TEST_CASE("a rejected what-if keeps the base model and says why", "[gui][model]"
   CHECK(a.model.name == a.base.name);
 }
 
-TEST_CASE("--panel shows that panel alone over the work area", "[gui][frame]") {
+TEST_CASE("a focused panel (the --panel flag) is shown alone over the work area", "[gui][frame]") {
   gui_test::HeadlessImGui ui;
   for (const std::string& name : app::panel_names()) {
     CAPTURE(name);
