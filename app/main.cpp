@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cstdint>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -142,6 +143,7 @@ int main(int argc, char** argv) {
   const ImVec4 clear_color(0.10f, 0.11f, 0.13f, 1.00f);
   std::vector<double> frame_ms, ui_ms;  // whole frames; building the UI (NewFrame..Render)
   int last_vertices = 0, last_commands = 0;
+  ImTextureID font_texture_filtered = nullptr;
   double first_frame_ms = 0;
   Clock::time_point t_prev = Clock::now();
   Clock::time_point t_last_save = t_prev;
@@ -169,7 +171,17 @@ int main(int argc, char** argv) {
     // 6c. The frame.
     app.clock_s = screenshot ? static_cast<double>(app.frame) / 60.0
                              : std::chrono::duration<double>(t_frame - t_start).count();
-    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplOpenGL3_NewFrame();  // creates the font texture on the first frame
+    if (font_texture_filtered != io.Fonts->TexID) {
+      // Nearest sampling of the atlas (glyphs are rasterised at 1x, style.cpp).
+      GLint last = 0;
+      glGetIntegerv(GL_TEXTURE_BINDING_2D, &last);
+      glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(reinterpret_cast<std::intptr_t>(io.Fonts->TexID)));
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+      glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(last));
+      font_texture_filtered = io.Fonts->TexID;
+    }
     ImGui_ImplSDL2_NewFrame();
     if (screenshot) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // no hover readouts in pictures
     const Clock::time_point t_ui = Clock::now();
