@@ -38,9 +38,7 @@ std::string setup_fonts_and_style(float ui_scale) {
   style.WindowRounding = 4.0f;
   style.FrameRounding = 3.0f;
   style.ScaleAllSizes(ui_scale);
-  // Lines as geometry, not as the atlas' baked line textures (which expect bilinear sampling).
-  style.AntiAliasedLinesUseTex = false;
-  io.Fonts->Flags |= ImFontAtlasFlags_NoBakedLines;
+
   return used;
 }
 
