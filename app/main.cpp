@@ -5,7 +5,9 @@
 // Screenshot mode (--screenshot out.png): no settings or imgui.ini are read or written (the
 // picture depends only on the flags), vsync is off, the animation clock advances 1/60 s per
 // frame, and after --frames N frames the back buffer is read, flipped and saved as a PNG.
-// Exit codes: 0 saved; 2 the file cannot be written; 3 no display / no OpenGL context.
+// Exit codes: 0 saved; 2 the file cannot be written; 3 no display / no OpenGL context. Without
+// any display (DISPLAY and WAYLAND_DISPLAY unset) a screenshot is rendered with SDL's offscreen
+// driver; the interactive explorer exits 3.
 // ATTNLAB_FRAME_STATS=1 prints frame timings to stderr in screenshot mode.
 #include <SDL.h>
 #include <SDL_opengl.h>
@@ -84,9 +86,26 @@ int main(int argc, char** argv) {
   }
 
   // 3. SDL and the OpenGL context (GL 3.0 + GLSL 130, as the example on Linux).
+  const auto env_set = [](const char* name) { const char* v = std::getenv(name); return v && *v; };
+  if (!env_set("DISPLAY") && !env_set("WAYLAND_DISPLAY") && !env_set("SDL_VIDEODRIVER")) {
+    // No display at all: a screenshot can still be rendered offscreen (Mesa through EGL);
+    // an interactive window cannot be shown.
+    if (!screenshot)
+      return fail(3, "no display for the explorer (DISPLAY and WAYLAND_DISPLAY are unset); "
+                     "run it in a desktop session or under Xvfb, or use --screenshot or a subcommand");
+    SDL_SetHint(SDL_HINT_VIDEODRIVER, "offscreen");
+  }
   if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0)
     return fail(3, std::string("cannot open a display for the explorer (SDL: ") + SDL_GetError() +
                        "); set DISPLAY (e.g. run under Xvfb) or use a subcommand");
+  // SDL falls back to its offscreen driver where no display exists: fine for a screenshot, but
+  // an interactive window there would be invisible, so that is "no display".
+  const std::string video_driver = SDL_GetCurrentVideoDriver() ? SDL_GetCurrentVideoDriver() : "";
+  if (!screenshot && (video_driver == "offscreen" || video_driver == "dummy")) {
+    SDL_Quit();
+    return fail(3, "no display for the explorer (SDL chose its '" + video_driver +
+                       "' driver); set DISPLAY or WAYLAND_DISPLAY, or use --screenshot or a subcommand");
+  }
   const char* glsl_version = "#version 130";
   SDL_GL_SetAttribute(SDL_GL_CONTEXT_FLAGS, 0);
   SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
@@ -255,10 +274,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "attnlab: frame stats: %d frames at %dx%d, first frame %.1f ms after start, "
                  "frame median %.2f ms, max %.2f ms; UI build median %.2f ms (the rest is GL and swap); "
-                 "%d vertices in %d draw calls; GL renderer: %s\n",
+                 "%d vertices in %d draw calls; GL renderer: %s (SDL video: %s)\n",
                  static_cast<int>(frame_ms.size()), opt.width, opt.height, first_frame_ms,
                  steady[steady.size() / 2], steady.back(), ui.empty() ? 0.0 : ui[ui.size() / 2],
-                 last_vertices, last_commands, gl_renderer.c_str());
+                 last_vertices, last_commands, gl_renderer.c_str(), video_driver.c_str());
   }
   if (!screenshot) {
     try {
