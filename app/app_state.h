@@ -78,6 +78,11 @@ bool import_config(App& app, const std::string& path, std::string* error);
 // Turns the what-if on for variant `name` ("mha", "mqa", "gqa", "swa", "mla") with the current
 // what-if parameters, or off for "" / "model". False for an unknown name.
 bool set_what_if_variant(App& app, const std::string& name);
+// An edit of the base model's fields: the variant follows the head counts and the layer
+// pattern (Hkv = Hq MHA, Hkv = 1 MQA, else GQA; every layer sliding SWA), then the result must
+// validate to become the base (the preset name is kept, display name marked "(edited)").
+// False, with `error` set and nothing changed, when it does not.
+bool apply_model_edit(App& app, attn::ModelConfig edited, std::string* error);
 // A message for the user: shown in the status bar and kept in `messages`.
 void post_message(App& app, const std::string& text);
 

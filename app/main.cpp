@@ -5,7 +5,9 @@
 // Screenshot mode (--screenshot out.png): no settings or imgui.ini are read or written (the
 // picture depends only on the flags), vsync is off, the animation clock advances 1/60 s per
 // frame, and after --frames N frames the back buffer is read, flipped and saved as a PNG.
-// Exit codes: 0 saved; 2 the file cannot be written; 3 no display / no OpenGL context.
+// Exit codes: 0 saved; 2 the file cannot be written; 3 no display / no OpenGL context. Without
+// any display (DISPLAY and WAYLAND_DISPLAY unset) a screenshot is rendered with SDL's offscreen
+// driver; the interactive explorer exits 3.
 // ATTNLAB_FRAME_STATS=1 prints frame timings to stderr in screenshot mode.
 #include <SDL.h>
 #include <SDL_opengl.h>
@@ -15,6 +17,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cstdint>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -83,17 +86,36 @@ int main(int argc, char** argv) {
   }
 
   // 3. SDL and the OpenGL context (GL 3.0 + GLSL 130, as the example on Linux).
+  const auto env_set = [](const char* name) { const char* v = std::getenv(name); return v && *v; };
+  if (!env_set("DISPLAY") && !env_set("WAYLAND_DISPLAY") && !env_set("SDL_VIDEODRIVER")) {
+    // No display at all: a screenshot can still be rendered offscreen (Mesa through EGL);
+    // an interactive window cannot be shown.
+    if (!screenshot)
+      return fail(3, "no display for the explorer (DISPLAY and WAYLAND_DISPLAY are unset); "
+                     "run it in a desktop session or under Xvfb, or use --screenshot or a subcommand");
+    SDL_SetHint(SDL_HINT_VIDEODRIVER, "offscreen");
+  }
   if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0)
     return fail(3, std::string("cannot open a display for the explorer (SDL: ") + SDL_GetError() +
                        "); set DISPLAY (e.g. run under Xvfb) or use a subcommand");
+  // SDL falls back to its offscreen driver where no display exists: fine for a screenshot, but
+  // an interactive window there would be invisible, so that is "no display".
+  const std::string video_driver = SDL_GetCurrentVideoDriver() ? SDL_GetCurrentVideoDriver() : "";
+  if (!screenshot && (video_driver == "offscreen" || video_driver == "dummy")) {
+    SDL_Quit();
+    return fail(3, "no display for the explorer (SDL chose its '" + video_driver +
+                       "' driver); set DISPLAY or WAYLAND_DISPLAY, or use --screenshot or a subcommand");
+  }
   const char* glsl_version = "#version 130";
   SDL_GL_SetAttribute(SDL_GL_CONTEXT_FLAGS, 0);
   SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
   SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
   SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 0);
   SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
-  SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 24);
-  SDL_GL_SetAttribute(SDL_GL_STENCIL_SIZE, 8);
+  // No depth or stencil buffer (the example asks for 24 + 8): ImGui uses neither, and on Mesa's
+  // software renderer they cost time every frame.
+  SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 0);
+  SDL_GL_SetAttribute(SDL_GL_STENCIL_SIZE, 0);
   const auto window_flags =
       static_cast<SDL_WindowFlags>(SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
   SDL_Window* window = SDL_CreateWindow("attnlab: attention variants explorer", SDL_WINDOWPOS_CENTERED,
@@ -139,6 +161,8 @@ int main(int argc, char** argv) {
   // 6. Main loop.
   const ImVec4 clear_color(0.10f, 0.11f, 0.13f, 1.00f);
   std::vector<double> frame_ms, ui_ms;  // whole frames; building the UI (NewFrame..Render)
+  int last_vertices = 0, last_commands = 0;
+  ImTextureID font_texture_filtered = nullptr;
   double first_frame_ms = 0;
   Clock::time_point t_prev = Clock::now();
   Clock::time_point t_last_save = t_prev;
@@ -166,7 +190,17 @@ int main(int argc, char** argv) {
     // 6c. The frame.
     app.clock_s = screenshot ? static_cast<double>(app.frame) / 60.0
                              : std::chrono::duration<double>(t_frame - t_start).count();
-    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplOpenGL3_NewFrame();  // creates the font texture on the first frame
+    if (font_texture_filtered != io.Fonts->TexID) {
+      // Nearest sampling of the atlas (glyphs are rasterised at 1x, style.cpp).
+      GLint last = 0;
+      glGetIntegerv(GL_TEXTURE_BINDING_2D, &last);
+      glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(reinterpret_cast<std::intptr_t>(io.Fonts->TexID)));
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+      glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(last));
+      font_texture_filtered = io.Fonts->TexID;
+    }
     ImGui_ImplSDL2_NewFrame();
     if (screenshot) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // no hover readouts in pictures
     const Clock::time_point t_ui = Clock::now();
@@ -174,6 +208,10 @@ int main(int argc, char** argv) {
     app::draw_frame(app);
     ImGui::Render();
     ui_ms.push_back(ms_between(t_ui, Clock::now()));
+    last_vertices = ImGui::GetDrawData()->TotalVtxCount;
+    last_commands = 0;
+    for (int i = 0; i < ImGui::GetDrawData()->CmdListsCount; ++i)
+      last_commands += ImGui::GetDrawData()->CmdLists[i]->CmdBuffer.Size;
     int fb_w = 0, fb_h = 0;
     SDL_GL_GetDrawableSize(window, &fb_w, &fb_h);
     glViewport(0, 0, fb_w, fb_h);
@@ -201,7 +239,13 @@ int main(int argc, char** argv) {
     }
     SDL_GL_SwapWindow(window);
 
-    // 6e. Timings, and the settings file when something changed (at most once a second).
+    // 6e. At most 60 frames a second when interactive (vsync does not block on every X
+    // server, Xvfb among them), then timings, and the settings file when something changed
+    // (checked once a second).
+    if (!screenshot) {
+      const double spent = ms_between(t_frame, Clock::now());
+      if (spent < 1000.0 / 60.0) SDL_Delay(static_cast<Uint32>(1000.0 / 60.0 - spent));
+    }
     const Clock::time_point t_end = Clock::now();
     if (app.frame == 1) first_frame_ms = ms_between(t_start, t_end);
     frame_ms.push_back(ms_between(t_prev, t_end));
@@ -230,10 +274,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "attnlab: frame stats: %d frames at %dx%d, first frame %.1f ms after start, "
                  "frame median %.2f ms, max %.2f ms; UI build median %.2f ms (the rest is GL and swap); "
-                 "GL renderer: %s\n",
+                 "%d vertices in %d draw calls; GL renderer: %s (SDL video: %s)\n",
                  static_cast<int>(frame_ms.size()), opt.width, opt.height, first_frame_ms,
                  steady[steady.size() / 2], steady.back(), ui.empty() ? 0.0 : ui[ui.size() / 2],
-                 gl_renderer.c_str());
+                 last_vertices, last_commands, gl_renderer.c_str(), video_driver.c_str());
   }
   if (!screenshot) {
     try {

@@ -296,8 +296,22 @@ void draw_kv_cache_panel(App& app) {
                    "as every variant dashed. Sliding layers flatten at S = W. The red line is the GPU's "
                    "memory: where a curve crosses it the cache alone no longer fits.");
   vis::draw_plot("##kv_plot", kv.plot, ImVec2(-1, plot_h));
-  if (ImGui::CollapsingHeader("All variants of this model", ImGuiTreeNodeFlags_DefaultOpen)) draw_variants_table(app);
-  if (ImGui::CollapsingHeader("Per layer")) draw_layers_table(app);
+  if (ImGui::CollapsingHeader("All variants of this model", ImGuiTreeNodeFlags_DefaultOpen)) {
+    ImGui::TextDisabled("the base model as each variant, at S, B, dtype and TP above");
+    ImGui::SameLine();
+    vis::help_marker("Each row is the same model converted by 'what if' (same layers and query heads): "
+                     "per token = all layers, one token; total at S = the whole cache; per GPU = one "
+                     "device's share under TP; vs MHA = this cache as a fraction of the MHA one. "
+                     "Hover 'does not fit' for why a variant cannot be applied.");
+    draw_variants_table(app);
+  }
+  if (ImGui::CollapsingHeader("Per layer")) {
+    ImGui::TextDisabled("bytes of each layer at S (a sliding layer holds min(S, W) tokens)");
+    ImGui::SameLine();
+    vis::help_marker("Full layers grow with S; sliding layers stop at W. Hybrids (Gemma, gpt-oss) "
+                     "mix both; per GPU is the share under TP.");
+    draw_layers_table(app);
+  }
   ImGui::End();
 }
 

@@ -224,7 +224,7 @@ void draw_sets(LatencyState& st) {
   const int sel = selected_index(st);
   std::string preview = sel < 0 ? std::string("(no results yet)")
                                 : st.sets[sel].name + " [" + origin_name(st.sets[sel].origin) + "]";
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 22);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 28);
   if (ImGui::BeginCombo("results", preview.c_str())) {
     for (int i = 0; i < static_cast<int>(st.sets.size()); ++i) {
       const std::string label = "#" + std::to_string(i + 1) + " " + st.sets[i].name + " [" +
@@ -375,7 +375,7 @@ void draw_plots(LatencyState& st, const ResultSet& set) {
     bw.hlines.push_back(l);
   }
   const float w = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) / 2;
-  const float h = std::max(200.0f, std::min(360.0f, ImGui::GetContentRegionAvail().y - 10));
+  const float h = std::max(200.0f, std::min(620.0f, ImGui::GetContentRegionAvail().y - 10));
   vis::draw_plot("##lat", lat, ImVec2(w, h));
   ImGui::SameLine();
   vis::draw_plot("##bw", bw, ImVec2(w, h));

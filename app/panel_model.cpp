@@ -189,15 +189,14 @@ void draw_model_summary(App& app) {
 // message under that field.
 void commit_draft(App& app, const char* field) {
   ModelViewState& mv = app.model_view;
-  try {
-    mv.draft.validate();
-    app.base = mv.draft;
-    refresh_model(app);
+  std::string error;
+  if (apply_model_edit(app, mv.draft, &error)) {
+    mv.draft = app.base;
     mv.draft_of_revision = app.model_revision;
     mv.field_error.clear();
     mv.field_with_error.clear();
-  } catch (const std::exception& e) {
-    mv.field_error = e.what();
+  } else {
+    mv.field_error = error;
     mv.field_with_error = field;
   }
 }
@@ -227,9 +226,12 @@ void int_field(App& app, const char* label, int* value, int lo, int hi, const ch
 
 void draw_dimensions(App& app) {
   ModelViewState& mv = app.model_view;
-  if (mv.draft_of_revision != app.model_revision && mv.field_error.empty()) {
+  if (mv.draft_of_revision != app.model_revision) {
+    // The base changed elsewhere (preset, import, what-if): edit that one now.
     mv.draft = app.base;
     mv.draft_of_revision = app.model_revision;
+    mv.field_error.clear();
+    mv.field_with_error.clear();
   }
   attn::ModelConfig& d = mv.draft;
   ImGui::TextWrapped("Edits change the base model (what-if is applied on top).");
@@ -267,14 +269,11 @@ void draw_dimensions(App& app) {
     if (clicked >= 0 && clicked < static_cast<int>(d.layers.size())) {
       auto& k = d.layers[static_cast<size_t>(clicked)];
       k = k == attn::LayerKind::kSliding ? attn::LayerKind::kFull : attn::LayerKind::kSliding;
-      if (d.num_sliding() == d.num_layers) d.variant = attn::Variant::kSwa;
-      else if (d.variant == attn::Variant::kSwa)
-        d.variant = d.kv_heads == d.q_heads ? attn::Variant::kMha : d.kv_heads == 1 ? attn::Variant::kMqa : attn::Variant::kGqa;
+      if (d.window < 1) d.window = 4096;
       commit_draft(app, "pattern");
     }
     if (ImGui::SmallButton("all full")) {
       std::fill(d.layers.begin(), d.layers.end(), attn::LayerKind::kFull);
-      if (d.variant == attn::Variant::kSwa) d.variant = attn::Variant::kGqa;
       commit_draft(app, "pattern");
     }
     ImGui::SameLine();
@@ -286,8 +285,6 @@ void draw_dimensions(App& app) {
       for (int i = 0; i < d.num_layers; ++i)
         d.layers[static_cast<size_t>(i)] = (i + 1) % (mv.local_per_global + 1) == 0 ? attn::LayerKind::kFull : attn::LayerKind::kSliding;
       if (d.window < 1) d.window = 4096;
-      if (d.variant == attn::Variant::kSwa && d.num_sliding() < d.num_layers) d.variant = attn::Variant::kGqa;
-      if (d.num_sliding() == d.num_layers) d.variant = attn::Variant::kSwa;
       commit_draft(app, "pattern");
     }
     ImGui::SameLine();

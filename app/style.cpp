@@ -16,7 +16,13 @@ std::string setup_fonts_and_style(float ui_scale) {
   for (const char* path : kCandidates) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) continue;
-    if (io.Fonts->AddFontFromFileTTF(path, 15.0f * ui_scale)) {
+    // Glyphs rasterised at 1x and snapped to pixels, so the atlas can be sampled with nearest
+    // filtering (main.cpp): identical text, far cheaper on a software renderer.
+    ImFontConfig cfg;
+    cfg.OversampleH = 1;
+    cfg.OversampleV = 1;
+    cfg.PixelSnapH = true;
+    if (io.Fonts->AddFontFromFileTTF(path, 15.0f * ui_scale, &cfg)) {
       used = path;
       break;
     }
@@ -32,6 +38,7 @@ std::string setup_fonts_and_style(float ui_scale) {
   style.WindowRounding = 4.0f;
   style.FrameRounding = 3.0f;
   style.ScaleAllSizes(ui_scale);
+
   return used;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <tuple>
 
+#include "attention/assets.h"
 #include "attention/error.h"
 #include "kernels/bench.h"
 #include "kernels/gpu.h"
@@ -326,4 +327,27 @@ TEST_CASE("bench: --device gpu without a GPU throws DeviceError", "[bench]") {
   kern::BenchOptions opt = quick();
   opt.device = kern::BenchDevice::kGpu;
   CHECK_THROWS_AS(kern::run_bench({small_case(Variant::kGqa)}, opt), attn::DeviceError);
+}
+
+TEST_CASE("bench: every recorded results file in assets/results parses strictly", "[bench]") {
+  int files = 0;
+  for (const auto& f : attn::embedded_files()) {
+    if (f.path.rfind("results/", 0) != 0) continue;
+    ++files;
+    CAPTURE(f.path);
+    kern::BenchReport rep;
+    REQUIRE_NOTHROW(rep = kern::parse_bench_report(f.text, f.path));
+    CHECK_FALSE(rep.device.name.empty());
+    CHECK_FALSE(rep.date.empty());
+    CHECK_FALSE(rep.results.empty());
+    for (const auto& r : rep.results) {
+      CAPTURE(r.c.label);
+      // (checked may be false in a recorded file, with the file saying how it was checked.)
+      if (!r.error.empty()) continue;
+      CHECK(r.median_us > 0);
+      CHECK(r.min_us <= r.median_us);
+      CHECK(r.median_us <= r.max_us);
+    }
+  }
+  if (files == 0) WARN("no results files embedded in this build");
 }

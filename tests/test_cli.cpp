@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "app/cli/cli.h"
+#include "attention/dtype.h"
 #include "attention/npy.h"
 #include "attention/presets.h"
 #include "cli_spawn.h"
@@ -245,6 +246,28 @@ TEST_CASE("cli: run grouped variants equals the float64 definition", "[cli]") {
     CHECK(out.shape == std::vector<std::int64_t>{c.B, c.Hq, c.D});
     const auto want = naive_decode(f.tq, f.tk, &f.tv, c.D, c.window, lens, 1.0 / std::sqrt(c.D));
     CHECK(max_diff(out, want) < 1e-5);
+  }
+
+  // --dtype fp8 on the CPU: k and v in e4m3 with one float32 scale per tensor, q in bf16.
+  {
+    GroupedFiles f8 = write_grouped(dir, 2, 33, 6, 3, 16, rng);
+    const Ran r8 = run_attnlab({"run", "--variant", "gqa", "--q", f8.q, "--k", f8.k, "--v", f8.v,
+                                "--out", dir / "o8.npy", "--dtype", "fp8"},
+                               dir);
+    INFO(r8.err);
+    REQUIRE(r8.code == 0);
+    auto to_e4m3 = [](attn::TensorF t) {
+      float amax = 0;
+      for (float x : t.data) amax = std::max(amax, std::fabs(x));
+      const float sc = attn::e4m3_scale_for(amax);
+      for (float& x : t.data) x = attn::round_to_e4m3(x, sc);
+      return t;
+    };
+    attn::TensorF qb = f8.tq;
+    for (float& x : qb.data) x = attn::round_to_bf16(x);
+    const attn::TensorF k8 = to_e4m3(f8.tk), v8 = to_e4m3(f8.tv);
+    CHECK(max_diff(attn::read_npy_float(dir / "o8.npy"),
+                   naive_decode(qb, k8, &v8, 16, 0, {}, 1.0 / std::sqrt(16.0))) < 1e-5);
   }
 
   // --scale overrides the default.

@@ -63,7 +63,7 @@ ImVec2 Canvas::to_screen(ImVec2 local) const {
 }
 
 void Canvas::text(ImVec2 local, const std::string& s, ImU32 color) const {
-  const float fs = ImGui::GetFontSize() * std::min(1.0f, scale_ * 15.0f / ImGui::GetFontSize());
+  const float fs = ImGui::GetFontSize();  // text at the atlas' own size: never resampled
   dl_->AddText(ImGui::GetFont(), fs, to_screen(local),
                color ? color : ImGui::GetColorU32(ImGuiCol_Text), s.c_str());
 }
@@ -88,7 +88,7 @@ void Canvas::box(const Box& b) const {
   dl_->AddRect(p0, p1, accent, rounding, 0, b.highlight ? 3.0f : 1.5f);
   // Text lines, clipped to the box so that a long shape never spills into a neighbour.
   dl_->PushClipRect(p0, p1, true);
-  const float fs = ImGui::GetFontSize() * std::min(1.0f, scale_ * 15.0f / ImGui::GetFontSize());
+  const float fs = ImGui::GetFontSize();  // text at the atlas' own size: never resampled
   const float pad = 5.0f * scale_;
   float y = p0.y + pad;
   dl_->AddText(ImGui::GetFont(), fs, ImVec2(p0.x + pad, y), accent, b.title.c_str());
@@ -112,7 +112,7 @@ void Canvas::arrow_points(ImVec2 from, ImVec2 to, const std::string& label, ImU3
   dl_->AddLine(a, ImVec2((l.x + r.x) * 0.5f, (l.y + r.y) * 0.5f), c, 1.6f * scale_);
   dl_->AddTriangleFilled(b, l, r, c);
   if (!label.empty()) {
-    const float fs = ImGui::GetFontSize() * std::min(1.0f, scale_ * 15.0f / ImGui::GetFontSize());
+    const float fs = ImGui::GetFontSize();  // text at the atlas' own size: never resampled
     const ImVec2 ts = ImGui::GetFont()->CalcTextSizeA(fs, 1e9f, 0.0f, label.c_str());
     const ImVec2 m((a.x + b.x - ts.x) * 0.5f + 4 * scale_, (a.y + b.y - ts.y) * 0.5f);
     dl_->AddRectFilled(ImVec2(m.x - 2, m.y), ImVec2(m.x + ts.x + 2, m.y + ts.y), IM_COL32(20, 20, 24, 200));

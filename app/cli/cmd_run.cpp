@@ -260,8 +260,13 @@ int RunCommand::run() {
                      static_cast<long long>(D), w ? format(", W %d", w).c_str() : "");
   } else {
     // ---- mla: kv [B, S, Dl + Dr] ------------------------------------------------------------
-    const int Dl = static_cast<int>(
-        parse_int("--latent-dim", latent_dim, 1, D));  // Dl <= Dl + Dr = the width of q
+    int Dl = 0;
+    try {
+      Dl = static_cast<int>(parse_int("--latent-dim", latent_dim, 1, D));
+    } catch (const InputError& e) {  // say where the upper bound comes from
+      throw InputError(std::string(e.what()) + " (Dl <= Dl + Dr = " + std::to_string(D) +
+                       ", the last dim of " + q + ")");
+    }
     attn::TensorF tkv = load_float(kv);
     const std::vector<std::string> kv_letters = {"B", "S", "Dl+Dr"};
     expect_shape(kv, kv_letters, {B, -1, D}, q + " and " + vflag, tkv.shape);

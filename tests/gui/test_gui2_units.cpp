@@ -1,10 +1,5 @@
 // Pure helpers behind the attention and latency panels: the heat colour map, the roofline
 // curve, benchmark-case conversions and results files (CSV, atomic writes, import errors).
-// Until the GUI tests' own main (tests/gui/gui_main.cpp, with headless.h) is on main, this file
-// provides Catch's main so that attnlab_gui_tests links; it steps aside once they exist.
-#if !__has_include("headless.h")
-#define CATCH_CONFIG_MAIN
-#endif
 #include <catch2/catch.hpp>
 
 #include <cstdio>

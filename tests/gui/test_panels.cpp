@@ -2,6 +2,7 @@
 // and every variant (and for random what-if parameters) without an ImGui assert (libimgui.a is
 // built with asserts on: a Begin/End mismatch aborts the test), without an exception, with
 // ImGui's window stack balanced at the end of each frame.
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "app/layout.h"
 #include "app/panels.h"
 #include "app/settings.h"
+#include "app/style.h"
 #include "attention/presets.h"
 #include "headless.h"
 
@@ -137,7 +139,7 @@ TEST_CASE("a rejected what-if keeps the base model and says why", "[gui][model]"
   CHECK(a.model.name == a.base.name);
 }
 
-TEST_CASE("--panel shows that panel alone over the work area", "[gui][frame]") {
+TEST_CASE("a focused panel (the --panel flag) is shown alone over the work area", "[gui][frame]") {
   gui_test::HeadlessImGui ui;
   for (const std::string& name : app::panel_names()) {
     CAPTURE(name);
@@ -175,4 +177,68 @@ TEST_CASE("the kv-cache panel computes its curves only when an input changes", "
   // The plot has the model and the five variants, and the GPU memory line.
   CHECK(a.kv_view.plot.series.size() == 6);
   CHECK(a.kv_view.plot.hlines.size() == 1);
+}
+
+TEST_CASE("the frame renders at every UI scale the View menu offers", "[gui][frame]") {
+  for (float scale : {0.75f, 1.0f, 1.5f, 2.0f}) {
+    CAPTURE(scale);
+    gui_test::HeadlessImGui ui;
+    app::setup_fonts_and_style(scale);
+    unsigned char* px = nullptr;
+    int w = 0, h = 0;
+    ImGui::GetIO().Fonts->GetTexDataAsRGBA32(&px, &w, &h);
+    CHECK(ImGui::GetIO().Fonts->Fonts[0]->FontSize == Approx(15.0f * scale).epsilon(0.2));
+    app::App a = make_app("deepseek-v3");
+    a.ui_scale = scale;
+    REQUIRE_NOTHROW(frames_of(ui, a, app::draw_frame, 3));
+    CHECK_FALSE(has_panel_error(a));
+  }
+}
+
+TEST_CASE("a config.json that cannot be imported leaves the model and says why", "[gui][model]") {
+  app::App a = make_app("llama-3-8b");
+  std::string err;
+  CHECK_FALSE(app::import_config(a, "/no/such/config.json", &err));
+  CHECK(err.find("/no/such/config.json") != std::string::npos);
+  CHECK(a.base.name == "llama-3-8b");
+  const std::string bad = "/tmp/attnlab-gui-test-bad-config.json";
+  { std::FILE* f = std::fopen(bad.c_str(), "w"); std::fputs("{\"num_attention_heads\": \"many\"}", f); std::fclose(f); }
+  err.clear();
+  CHECK_FALSE(app::import_config(a, bad, &err));
+  CHECK_FALSE(err.empty());
+  std::remove(bad.c_str());
+  // The panel shows the message under the path field without failing.
+  a.model_view.import_error = err;
+  gui_test::HeadlessImGui ui;
+  REQUIRE_NOTHROW(frames_of(ui, a, app::draw_model_panel, 2));
+}
+
+TEST_CASE("model edits validate first and keep the variant in step with the heads", "[gui][model]") {
+  app::App a = make_app("llama-3-8b");  // GQA: Hq 32, Hkv 8
+  attn::ModelConfig d = a.base;
+  d.kv_heads = 32;
+  std::string err;
+  REQUIRE(app::apply_model_edit(a, d, &err));
+  CHECK(a.base.variant == attn::Variant::kMha);
+  CHECK(a.model.kv_heads == 32);
+  d = a.base;
+  d.kv_heads = 1;
+  REQUIRE(app::apply_model_edit(a, d, &err));
+  CHECK(a.model.variant == attn::Variant::kMqa);
+  const std::uint64_t rev = a.model_revision;
+  d = a.base;
+  d.kv_heads = 7;  // does not divide 32
+  CHECK_FALSE(app::apply_model_edit(a, d, &err));
+  CHECK(err.find("kv_heads") != std::string::npos);
+  CHECK(a.model_revision == rev);  // nothing changed
+  CHECK(a.base.kv_heads == 1);
+  d = a.base;
+  d.window = 0;
+  d.layers.assign(d.layers.size(), attn::LayerKind::kSliding);  // sliding without a window
+  CHECK_FALSE(app::apply_model_edit(a, d, &err));
+  CHECK(err.find("window") != std::string::npos);
+  d.window = 4096;
+  REQUIRE(app::apply_model_edit(a, d, &err));
+  CHECK(a.model.variant == attn::Variant::kSwa);
+  CHECK(a.base.display_name.find("(edited)") != std::string::npos);
 }
