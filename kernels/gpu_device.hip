@@ -44,8 +44,14 @@ DeviceInfo query_uncached() {
   int count = 0;
   hipError_t e = hipGetDeviceCount(&count);
   if (e != hipSuccess || count <= 0) {
-    d.reason = e != hipSuccess ? std::string("no GPU found: ") + hipGetErrorString(e)
-                               : std::string("no GPU found");
+    // The runtime answers "driver version is insufficient" on a machine with no GPU driver at
+    // all, which misleads a reader: say what it means there.
+    if (e == hipErrorInsufficientDriver)
+      d.reason = "no GPU found (no GPU driver is loaded, or it is older than this build's runtime)";
+    else if (e == hipErrorNoDevice || e == hipSuccess)
+      d.reason = "no GPU found";
+    else
+      d.reason = std::string("no GPU found: ") + hipGetErrorString(e);
     (void)hipGetLastError();
     return d;
   }
