@@ -162,7 +162,7 @@ void ModelConfig::validate() const {
   check_range("kv_heads", kv_heads, 1, Limits::kMaxHeads);
   check_range("head_dim", head_dim, 1, Limits::kMaxHeadDim);
   check_range("value_dim", value_dim, 0, Limits::kMaxHeadDim);
-  check_range("max_seq", max_seq, 1, Limits::kMaxSeq);
+  check_range("max_seq", max_seq, 0, Limits::kMaxSeq);  // 0 = not stated by the config
   if (variant == Variant::kMla) {
     check_range("latent_dim", latent_dim, 1, Limits::kMaxHeadDim);
     check_range("rope_dim", rope_dim, 0, Limits::kMaxHeadDim);

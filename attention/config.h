@@ -62,7 +62,7 @@ struct ModelConfig {
   int q_lora_rank = 0;       // 0 = no query compression
   int window = 0;            // W of the sliding layers, 0 = none
   std::vector<LayerKind> layers;  // one entry per layer, size num_layers
-  std::int64_t max_seq = 0;  // maximum context (max_position_embeddings)
+  std::int64_t max_seq = 0;  // maximum context (max_position_embeddings); 0 = not stated
   double scale = 0.0;        // softmax scale; 0 = the variant's default
   // What the importer assumed or ignored (an HF class default used for a missing field, a
   // sliding_window switched off by use_sliding_window, ...), one sentence each, for display.

@@ -436,7 +436,11 @@ ModelConfig import_hf_config_text(const std::string& text, const std::string& or
   const std::string seq_key =
       f.first_present({"max_position_embeddings", "n_positions", "seq_length"})
           .value_or("max_position_embeddings");
-  m.max_seq = f.required(seq_key, 1, Limits::kMaxSeq, "the model's maximum context");
+  // Some published files state no context at all; the model is still usable with an explicit
+  // S (max_seq 0 = unknown; `kv` then asks for --seq). A present but bad value is an error.
+  const auto max_seq = f.integer_or_default(seq_key, 1, Limits::kMaxSeq);
+  m.max_seq = max_seq ? *max_seq : 0;
+  if (!max_seq) m.notes.push_back(seq_key + " absent: the maximum context is unknown");
 
   if (f.find("kv_lora_rank")) {
     // MLA (DeepSeek V2/V3 and kin): one latent of kv_lora_rank + qk_rope_head_dim per token.

@@ -210,6 +210,21 @@ TEST_CASE("cli: kv reads a Hugging Face config.json", "[cli]") {
   CHECK(j.at("dtype") == "mxfp4");
 }
 
+TEST_CASE("cli: kv of a config that states no maximum context needs --seq", "[cli]") {
+  TempDir dir;
+  cli_test::spit(dir / "config.json", R"({"model_type": "llama", "hidden_size": 4096,
+    "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32})");
+  const Ran without = run_attnlab({"kv", "--config", dir / "config.json"}, dir);
+  CHECK(without.code == 2);
+  CHECK(without.err.rfind("attnlab: error: ", 0) == 0);
+  CHECK(without.err.find("give --seq S") != std::string::npos);
+  const Ran with = run_attnlab({"kv", "--config", dir / "config.json", "--seq", "4096", "--json"}, dir);
+  INFO(with.err);
+  REQUIRE(with.code == 0);
+  // 32 layers * 2 * 8 kv heads * 128 dims * 2 bytes * 4096 tokens.
+  CHECK(Json::parse(with.out).at("total_bytes").get<std::uint64_t>() == 32ull * 2 * 8 * 128 * 2 * 4096);
+}
+
 TEST_CASE("cli: run grouped variants equals the float64 definition", "[cli]") {
   const unsigned seed = 20261202;
   CAPTURE(seed);

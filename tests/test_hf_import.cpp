@@ -279,13 +279,17 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "hf: max_position_embeddings is the default context; required where no class "
-    "default exists",
+    "hf: max_position_embeddings is the default context; where no file or class default states "
+    "one it is unknown (0) with a note",
     "[hf]") {
   CHECK(import(llama()).max_seq == 8192);
-  CHECK_THROWS_WITH(import(R"({"model_type": "llama", "hidden_size": 4096,
-      "num_hidden_layers": 32, "num_attention_heads": 32})"),
-                    Contains("field 'max_position_embeddings': missing"));
+  const ModelConfig m = import(R"({"model_type": "llama", "hidden_size": 4096,
+      "num_hidden_layers": 32, "num_attention_heads": 32})");
+  CHECK(m.max_seq == 0);
+  bool noted = false;
+  for (const auto& n : m.notes) noted = noted || n.find("max_position_embeddings absent") == 0;
+  CHECK(noted);
+  CHECK_NOTHROW(m.validate());
 }
 
 TEST_CASE("hf: Granite's attention_multiplier is the softmax scale", "[hf]") {
