@@ -5,6 +5,7 @@
 // [SECTION] Status bar
 #include "app/explorer.h"
 
+#include <chrono>
 #include <cstdio>
 #include <exception>
 
@@ -183,14 +184,18 @@ bool place(App& app, int index, bool shown) {
   return true;
 }
 
-void guarded(App& app, const char* name, void (*draw)(App&)) {
+// Draws panel `index` (its name in panel_names()), catching what it throws, and times it.
+void guarded(App& app, int index, void (*draw)(App&)) {
   const int depth = ImGui::GetCurrentContext()->CurrentWindowStack.Size;
+  const auto t0 = std::chrono::steady_clock::now();
   try {
     draw(app);
   } catch (const std::exception& e) {
     recover_window_stack(depth);
-    post_message(app, std::string(name) + " panel: " + e.what());
+    post_message(app, panel_names()[static_cast<size_t>(index)] + " panel: " + e.what());
   }
+  app.ui.panel_ms[static_cast<size_t>(index)] =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // ---- [SECTION] Status bar ------------------------------------------------------------------
@@ -258,12 +263,13 @@ std::string device_summary(const kern::DeviceInfo& d) {
 
 void draw_frame(App& app) {
   draw_menus(app);
-  if (place(app, 0, app.show_model)) guarded(app, "model", draw_model_panel);
-  if (place(app, 1, app.show_kv_cache)) guarded(app, "kv-cache", draw_kv_cache_panel);
-  if (place(app, 2, app.show_data_flow)) guarded(app, "data-flow", draw_data_flow_panel);
-  if (place(app, 3, app.show_attention)) guarded(app, "attention", draw_attention_panel);
-  if (place(app, 4, app.show_latency)) guarded(app, "latency", draw_latency_panel);
-  if (place(app, 5, app.show_tour)) guarded(app, "tour", draw_tour_panel);
+  app.ui.panel_ms.fill(0.0);
+  if (place(app, 0, app.show_model)) guarded(app, 0, draw_model_panel);
+  if (place(app, 1, app.show_kv_cache)) guarded(app, 1, draw_kv_cache_panel);
+  if (place(app, 2, app.show_data_flow)) guarded(app, 2, draw_data_flow_panel);
+  if (place(app, 3, app.show_attention)) guarded(app, 3, draw_attention_panel);
+  if (place(app, 4, app.show_latency)) guarded(app, 4, draw_latency_panel);
+  if (place(app, 5, app.show_tour)) guarded(app, 5, draw_tour_panel);
   draw_import_popup(app);
   draw_export_popup(app);
   draw_status_bar(app);

@@ -4,6 +4,8 @@
 #include <utility>
 
 #ifdef __linux__
+#include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -76,19 +78,35 @@ bool JobRunner::start(std::vector<kern::BenchCase> cases, kern::BenchOptions opt
 
 namespace {
 
-// The benchmark yields to the UI: on Linux the worker (and the threads it starts, which inherit
-// it) runs at a lower priority, so frames keep their pace while every core is timed.
-void lower_this_thread_priority() {
+// The benchmark yields to the UI. On Linux the worker (and the threads it starts, which inherit
+// its policy and nice value) runs below every normal thread:
+// - CPU jobs: SCHED_IDLE and nice 19 (the nice value alone where the policy is refused). The UI thread and Mesa's
+//   llvmpipe rasteriser threads then always run first, so a benchmark that keeps every core
+//   busy cannot stretch a frame; the CPU timings lose what the UI uses (about one core while
+//   frames are drawn back to back on a software renderer), which the panel says.
+// - GPU jobs: nice 10 only. The host thread times device events around its launches: an idle
+//   policy could leave it off the CPU between a launch and its event, and the GPU would be
+//   timed idle.
+void lower_this_thread_priority(kern::BenchDevice device) {
 #ifdef __linux__
   const auto tid = static_cast<id_t>(syscall(SYS_gettid));
-  (void)setpriority(PRIO_PROCESS, tid, 10);
+  if (device == kern::BenchDevice::kCpu) {
+    sched_param p{};
+    p.sched_priority = 0;
+    (void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &p);
+    (void)setpriority(PRIO_PROCESS, tid, 19);
+  } else {
+    (void)setpriority(PRIO_PROCESS, tid, 10);
+  }
+#else
+  (void)device;
 #endif
 }
 
 }  // namespace
 
 void JobRunner::run(std::vector<kern::BenchCase> cases, kern::BenchOptions opt) {
-  lower_this_thread_priority();
+  lower_this_thread_priority(opt.device);
   JobOutcome out;
   out.state = JobState::kDone;
   try {

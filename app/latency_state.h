@@ -25,6 +25,12 @@ struct App;
 // tour. panel_latency.cpp.
 bool start_latency_job(App& app);
 bool latency_job_running(const App& app);
+// Index of a workload name ("model", "sweep", "peers", "amd-mixed-mla") in LatencyState::workload,
+// or -1.
+int latency_workload_index(const std::string& name);
+struct LatencyState;
+// The CPU threads a job started now would use (cpu_threads, or the default when it is 0).
+int latency_cpu_threads(const LatencyState& st);
 
 struct LatencyState {
   std::shared_ptr<JobRunner> runner;  // created on first use (shared: App stays copyable)

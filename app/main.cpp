@@ -8,7 +8,8 @@
 // Exit codes: 0 saved; 2 the file cannot be written; 3 no display / no OpenGL context. Without
 // any display (DISPLAY and WAYLAND_DISPLAY unset) a screenshot is rendered with SDL's offscreen
 // driver; the interactive explorer exits 3.
-// ATTNLAB_FRAME_STATS=1 prints frame timings to stderr in screenshot mode.
+// ATTNLAB_FRAME_STATS=1 prints frame timings to stderr in screenshot mode; ATTNLAB_FRAME_BENCH
+// runs a benchmark meanwhile (app/frame_measure.h, tools/frame_check.sh).
 #include <SDL.h>
 #include <SDL_opengl.h>
 #include <imgui.h>
@@ -29,6 +30,9 @@
 #include "app/app_state.h"
 #include "app/cli/cli.h"
 #include "app/explorer.h"
+#include "app/frame_measure.h"
+#include "app/frame_stats.h"
+#include "app/job_runner.h"
 #include "app/png_export.h"
 #include "app/settings.h"
 #include "app/style.h"
@@ -68,6 +72,11 @@ int main(int argc, char** argv) {
   const bool screenshot = !opt.screenshot.empty();
   const bool frame_stats = screenshot && std::getenv("ATTNLAB_FRAME_STATS") &&
                            std::string(std::getenv("ATTNLAB_FRAME_STATS")) == "1";
+  app::MeasureOptions measure;  // ATTNLAB_FRAME_* (app/frame_measure.h), screenshot mode only
+  if (screenshot) {
+    std::string err;
+    if (!app::measure_options_from_env(&measure, &err)) return fail(2, err);
+  }
 
   // 2. App state: settings (interactive only), the device, then the command-line options.
   app::App app;
@@ -158,9 +167,9 @@ int main(int argc, char** argv) {
   ImGui_ImplSDL2_InitForOpenGL(window, gl_context);
   ImGui_ImplOpenGL3_Init(glsl_version);
 
-  // 6. Main loop.
+  // 6. Main loop. Each phase is timed (app/frame_stats.h) for ATTNLAB_FRAME_STATS.
   const ImVec4 clear_color(0.10f, 0.11f, 0.13f, 1.00f);
-  std::vector<double> frame_ms, ui_ms;  // whole frames; building the UI (NewFrame..Render)
+  std::vector<app::FrameRecord> records;
   int last_vertices = 0, last_commands = 0;
   ImTextureID font_texture_filtered = nullptr;
   double first_frame_ms = 0;
@@ -170,7 +179,16 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   bool done = false;
   while (!done) {
-    const Clock::time_point t_frame = Clock::now();
+    app::FrameRecord rec;
+    rec.frame = app.frame;
+    rec.job_running = app::latency_job_running(app);
+    Clock::time_point t_phase = t_prev;  // the frame starts where the last one ended
+    const auto phase_done = [&](app::FramePhase p) {
+      const Clock::time_point now = Clock::now();
+      rec.phase_ms[static_cast<size_t>(p)] += ms_between(t_phase, now);
+      t_phase = now;
+    };
+    const Clock::time_point t_frame = t_prev;
     // 6a. Events.
     SDL_Event event;
     while (SDL_PollEvent(&event)) {
@@ -180,6 +198,7 @@ int main(int argc, char** argv) {
           event.window.windowID == SDL_GetWindowID(window))
         done = true;
     }
+    phase_done(app::FramePhase::kEvents);
     // 6b. A new UI scale (from View > UI scale) once the slider is released.
     if (app.ui_scale != applied_scale && !ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
       applied_scale = app.ui_scale;
@@ -187,6 +206,7 @@ int main(int argc, char** argv) {
       ImGui_ImplOpenGL3_DestroyFontsTexture();
       ImGui_ImplOpenGL3_CreateFontsTexture();
     }
+    phase_done(app::FramePhase::kFonts);
     // 6c. The frame.
     app.clock_s = screenshot ? static_cast<double>(app.frame) / 60.0
                              : std::chrono::duration<double>(t_frame - t_start).count();
@@ -203,11 +223,14 @@ int main(int argc, char** argv) {
     }
     ImGui_ImplSDL2_NewFrame();
     if (screenshot) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // no hover readouts in pictures
-    const Clock::time_point t_ui = Clock::now();
+    phase_done(app::FramePhase::kBackendNewFrame);
     ImGui::NewFrame();
+    phase_done(app::FramePhase::kImGuiNewFrame);
     app::draw_frame(app);
+    phase_done(app::FramePhase::kPanels);
+    rec.panel_ms = app.ui.panel_ms;
     ImGui::Render();
-    ui_ms.push_back(ms_between(t_ui, Clock::now()));
+    phase_done(app::FramePhase::kRender);
     last_vertices = ImGui::GetDrawData()->TotalVtxCount;
     last_commands = 0;
     for (int i = 0; i < ImGui::GetDrawData()->CmdListsCount; ++i)
@@ -218,9 +241,11 @@ int main(int argc, char** argv) {
     glClearColor(clear_color.x, clear_color.y, clear_color.z, clear_color.w);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    phase_done(app::FramePhase::kGlDraw);
 
     // 6d. Pictures: the screenshot after N frames, or File > Export > PNG.
     if (screenshot && app.frame >= opt.frames) {
+      rec.screenshot = true;
       try {
         app::write_png_bottom_up(opt.screenshot, fb_w, fb_h, read_back_buffer(fb_w, fb_h));
       } catch (const std::exception& e) {
@@ -237,21 +262,20 @@ int main(int argc, char** argv) {
       }
       app.ui.png_request.clear();
     }
+    phase_done(app::FramePhase::kReadback);
     SDL_GL_SwapWindow(window);
+    phase_done(app::FramePhase::kSwap);
 
     // 6e. At most 60 frames a second when interactive (vsync does not block on every X
     // server, Xvfb among them), then timings, and the settings file when something changed
     // (checked once a second).
-    if (!screenshot) {
+    if (!screenshot || measure.pace) {
       const double spent = ms_between(t_frame, Clock::now());
       if (spent < 1000.0 / 60.0) SDL_Delay(static_cast<Uint32>(1000.0 / 60.0 - spent));
     }
-    const Clock::time_point t_end = Clock::now();
-    if (app.frame == 1) first_frame_ms = ms_between(t_start, t_end);
-    frame_ms.push_back(ms_between(t_prev, t_end));
-    t_prev = t_end;
-    if (!screenshot && ms_between(t_last_save, t_end) > 1000.0) {
-      t_last_save = t_end;
+    phase_done(app::FramePhase::kPace);
+    if (!screenshot && ms_between(t_last_save, t_phase) > 1000.0) {
+      t_last_save = t_phase;
       const std::string now = app::settings_to_json(app::settings_from_app(app));
       if (now != last_saved) {
         try {
@@ -263,21 +287,47 @@ int main(int argc, char** argv) {
         }
       }
     }
+    phase_done(app::FramePhase::kSettings);
+    const Clock::time_point t_end = t_phase;
+    if (app.frame == 1) first_frame_ms = ms_between(t_start, t_end);
+    rec.total_ms = ms_between(t_prev, t_end);
+    rec.job_running = rec.job_running || app::latency_job_running(app);
+    if (rec.job_running && frame_stats && app.latency.runner) rec.job_case = app.latency.runner->progress().index;
+    if (frame_stats) records.push_back(rec);
+    t_prev = t_end;
+
+    // 6f. ATTNLAB_FRAME_BENCH: after the first frame, start the benchmark from the latency
+    // panel (as its Run button does) and keep rendering while it runs.
+    if (!measure.bench.empty() && app.frame == 1) {
+      if (!start_measured_bench(app, measure)) {
+        std::fprintf(stderr, "attnlab: error: ATTNLAB_FRAME_BENCH=%s: %s\n", measure.bench.c_str(),
+                     app.latency.job_error.c_str());
+        exit_code = 2;
+        done = true;
+      }
+    }
   }
-  if (frame_stats && !frame_ms.empty()) {
-    // The first entry includes start-up; the rest are steady-state frames.
-    const size_t skip = frame_ms.size() > 1 ? 1 : 0;
-    std::vector<double> steady(frame_ms.begin() + static_cast<std::ptrdiff_t>(skip), frame_ms.end());
-    std::vector<double> ui(ui_ms.begin() + static_cast<std::ptrdiff_t>(skip), ui_ms.end());
-    std::sort(steady.begin(), steady.end());
-    std::sort(ui.begin(), ui.end());
+  if (frame_stats && !records.empty()) {
+    // The first frame includes start-up (reported as "first frame"); the rest are steady.
+    std::vector<app::FrameRecord> steady(records.begin() + 1, records.end());
+    int job_frames = 0;
+    for (const app::FrameRecord& r : steady) job_frames += r.job_running ? 1 : 0;
     std::fprintf(stderr,
-                 "attnlab: frame stats: %d frames at %dx%d, first frame %.1f ms after start, "
-                 "frame median %.2f ms, max %.2f ms; UI build median %.2f ms (the rest is GL and swap); "
-                 "%d vertices in %d draw calls; GL renderer: %s (SDL video: %s)\n",
-                 static_cast<int>(frame_ms.size()), opt.width, opt.height, first_frame_ms,
-                 steady[steady.size() / 2], steady.back(), ui.empty() ? 0.0 : ui[ui.size() / 2],
-                 last_vertices, last_commands, gl_renderer.c_str(), video_driver.c_str());
+                 "attnlab: frame stats: %d frames at %dx%d, first frame %.1f ms after start; "
+                 "%d vertices in %d draw calls; GL renderer: %s (SDL video: %s); %s; LP_NUM_THREADS=%s\n",
+                 static_cast<int>(records.size()), opt.width, opt.height, first_frame_ms,
+                 last_vertices, last_commands, gl_renderer.c_str(), video_driver.c_str(),
+                 measure.pace ? "paced to 60 Hz" : "unpaced (frames back to back)",
+                 std::getenv("LP_NUM_THREADS") ? std::getenv("LP_NUM_THREADS") : "unset");
+    std::fputs(app::frame_report(steady).c_str(), stderr);
+    if (!measure.bench.empty()) {
+      const app::JobProgress p = app.latency.runner ? app.latency.runner->progress() : app::JobProgress{};
+      std::fprintf(stderr,
+                   "attnlab: frame stats: benchmark '%s' on the CPU with %d thread(s): %s, case %d "
+                   "of %d after %.1f s, during %d of the measured frames\n",
+                   measure.bench.c_str(), measure.threads_used, app::job_state_name(p.state),
+                   p.index + 1, p.total, p.elapsed_s, job_frames);
+    }
   }
   if (!screenshot) {
     try {

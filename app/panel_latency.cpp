@@ -98,9 +98,7 @@ void start_job(App& app) {
   }
   kern::BenchOptions opt;
   opt.device = st.device == 1 ? kern::BenchDevice::kGpu : kern::BenchDevice::kCpu;
-  // 0 = all cores but one, which the UI keeps (frames stay smooth while the CPU is timed).
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  opt.threads = st.cpu_threads > 0 ? st.cpu_threads : std::max(1, cores - 1);
+  opt.threads = latency_cpu_threads(st);
   opt.suite = st.workload == 0 ? std::string() : std::string(kWorkloads[st.workload]);
   opt.min_runs = std::max(1, st.min_runs);
   opt.min_seconds = std::max(0.0, static_cast<double>(st.min_seconds));
@@ -188,6 +186,11 @@ void draw_run_controls(App& app) {
     ImGui::TextWrapped(
         "Each case is checked against the CPU float64 reference first, warmed up, then timed "
         "many times (device events on the GPU); the median is shown with min and max.");
+    ImGui::TextWrapped(
+        "CPU runs started here use idle priority (SCHED_IDLE, nice 19) and by default all cores "
+        "but one, so the window stays smooth: they lose the CPU time the explorer takes (about "
+        "a core while it draws on a software renderer). For clean CPU figures run `attnlab "
+        "bench --device cpu` with the explorer closed.");
     ImGui::TreePop();
   }
   ImGui::EndDisabled();
@@ -497,6 +500,19 @@ bool start_latency_job(App& app) {
 
 bool latency_job_running(const App& app) {
   return app.latency.runner && app.latency.runner->running();
+}
+
+int latency_workload_index(const std::string& name) {
+  if (name == "model") return 0;
+  for (int i = 1; i < IM_ARRAYSIZE(kWorkloads); ++i)
+    if (name == kWorkloads[i]) return i;
+  return -1;
+}
+
+int latency_cpu_threads(const LatencyState& st) {
+  // 0 = all cores but one, which the UI keeps (frames stay smooth while the CPU is timed).
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return st.cpu_threads > 0 ? st.cpu_threads : std::max(1, cores - 1);
 }
 
 void draw_latency_panel(App& app) {

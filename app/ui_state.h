@@ -1,5 +1,6 @@
 // State of the frame around the panels (app/explorer.cpp): menus, popups, the status line.
 #pragma once
+#include <array>
 #include <string>
 
 namespace app {
@@ -14,6 +15,9 @@ struct UiState {
   // writes the file and clears this (the frame code never touches OpenGL).
   std::string png_request;
   std::string status;              // last message, shown in the status bar
+  // Time each panel took to build in the last frame (ms, panel_names() order; 0 when not
+  // drawn), measured by draw_frame for the frame statistics (app/frame_stats.h).
+  std::array<double, 6> panel_ms{};
 };
 
 }  // namespace app

@@ -35,6 +35,25 @@ shoot llama-3-8b-mha --preset llama-3-8b --variant mha
 shoot llama-3-8b-mla --preset llama-3-8b --variant mla
 shoot deepseek-v3-data-flow --preset deepseek-v3 --panel data-flow
 
+# The frame-statistics mode of tools/frame_check.sh works: with a benchmark started from the
+# latency panel it renders on, prints its summary lines and exits 0 (no time is checked).
+mkdir -p "$out/stats"
+if ! ATTNLAB_FRAME_STATS=1 ATTNLAB_FRAME_BENCH=amd-mixed-mla ATTNLAB_FRAME_BENCH_THREADS=1 \
+    "$exe" --screenshot "$out/stats/bench.png" --frames 20 2>"$out/stats.err"; then
+  echo "FAIL: frame statistics with a benchmark: $(cat "$out/stats.err")"
+  exit 1
+fi
+for line in "attnlab: frame stats: 20 frames at 1600x1000" "frames while a benchmark ran: " \
+            "median per phase (ms): " "benchmark 'amd-mixed-mla' on the CPU with 1 thread(s)"; do
+  grep -qF "$line" "$out/stats.err" || { echo "FAIL: frame statistics lack '$line':"; cat "$out/stats.err"; exit 1; }
+done
+echo "frame statistics: $(grep -F 'frames while a benchmark ran' "$out/stats.err")"
+if ATTNLAB_FRAME_BENCH=nonsense "$exe" --screenshot "$out/stats/bad.png" --frames 2 2>"$out/stats-bad.err" ||
+   ! grep -q "^attnlab: error: ATTNLAB_FRAME_BENCH: expected one of" "$out/stats-bad.err"; then
+  echo "FAIL: a bad ATTNLAB_FRAME_BENCH is not refused with exit 2: $(cat "$out/stats-bad.err")"
+  exit 1
+fi
+
 python3 - "$out" <<'PY'
 import struct, sys, zlib, pathlib
 
