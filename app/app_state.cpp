@@ -50,6 +50,7 @@ bool load_preset(App& app, const std::string& name) {
     app.base = attn::find_preset(name);
     app.preset_name = name;
     app.import_path.clear();
+    app.base_edited = false;
     refresh_model(app);
     return true;
   } catch (const std::exception& e) {
@@ -65,6 +66,7 @@ bool import_config(App& app, const std::string& path, std::string* error) {
     app.base = std::move(m);
     app.preset_name.clear();
     app.import_path = path;
+    app.base_edited = false;
     refresh_model(app);
     return true;
   } catch (const std::exception& e) {
@@ -105,6 +107,7 @@ bool apply_model_edit(App& app, attn::ModelConfig d, std::string* error) {
   if (name.size() < suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
     name += suffix;
   app.base = std::move(d);
+  app.base_edited = true;
   refresh_model(app);
   return true;
 }

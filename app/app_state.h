@@ -31,6 +31,7 @@ struct App {
   attn::WhatIf what_if_params;
   std::string model_error;       // why the last edit / what-if was rejected (shown in place)
   std::string import_path;       // config.json the base came from (empty for a preset)
+  bool base_edited = false;      // base was changed in the model panel (saved in full)
   // SWA what-if only: 0 = every layer slides; N > 0 = N sliding layers, then one full
   // (Gemma 3's 5:1 is 5). Applied after attn::apply_what_if by refresh_model().
   int what_if_local_per_global = 0;

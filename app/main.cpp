@@ -35,6 +35,7 @@
 #include "app/job_runner.h"
 #include "app/png_export.h"
 #include "app/settings.h"
+#include "app/settings_saver.h"
 #include "app/style.h"
 #include "kernels/gpu.h"
 
@@ -176,6 +177,7 @@ int main(int argc, char** argv) {
   Clock::time_point t_prev = Clock::now();
   Clock::time_point t_last_save = t_prev;
   std::string last_saved = app::settings_to_json(app::settings_from_app(app));
+  app::SettingsSaver saver(config_dir);  // writes settings.json off the UI thread
   int exit_code = 0;
   bool done = false;
   while (!done) {
@@ -275,17 +277,14 @@ int main(int argc, char** argv) {
     }
     phase_done(app::FramePhase::kPace);
     if (!screenshot && ms_between(t_last_save, t_phase) > 1000.0) {
+      // Once a second: when anything changed, the worker writes the file (never this thread).
       t_last_save = t_phase;
-      const std::string now = app::settings_to_json(app::settings_from_app(app));
+      std::string now = app::settings_to_json(app::settings_from_app(app));
       if (now != last_saved) {
-        try {
-          app::save_settings(config_dir, app::settings_from_app(app));
-          last_saved = now;
-        } catch (const std::exception& e) {
-          app::post_message(app, e.what());
-          last_saved = now;  // do not retry every second
-        }
+        last_saved = now;
+        saver.save(std::move(now));
       }
+      if (auto err = saver.take_error()) app::post_message(app, "settings not saved: " + *err);
     }
     phase_done(app::FramePhase::kSettings);
     const Clock::time_point t_end = t_phase;
@@ -330,11 +329,12 @@ int main(int argc, char** argv) {
     }
   }
   if (!screenshot) {
-    try {
-      app::save_settings(config_dir, app::settings_from_app(app));
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "attnlab: warning: settings not saved: %s\n", e.what());
-    }
+    // At exit: the final state (also when unchanged: a file whose bad fields fell back is
+    // rewritten whole), written before the program ends.
+    saver.save(app::settings_to_json(app::settings_from_app(app)));
+    saver.flush();
+    if (auto err = saver.take_error())
+      std::fprintf(stderr, "attnlab: warning: settings not saved: %s\n", err->c_str());
   }
 
   // 7. Cleanup, in reverse order of setup.

@@ -1,16 +1,48 @@
 #include "app/settings.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "attention/config.h"
 #include "attention/dtype.h"
 
 namespace app {
+namespace {
+
+// Index of `name` in `names` (the panels' combo orders), or `fallback`.
+int index_of(const std::string& name, std::initializer_list<const char*> names, int fallback) {
+  int i = 0;
+  for (const char* n : names) {
+    if (name == n) return i;
+    ++i;
+  }
+  return fallback;
+}
+
+const char* name_at(int i, std::initializer_list<const char*> names) {
+  const int n = static_cast<int>(names.size());
+  return names.begin()[std::clamp(i, 0, n - 1)];
+}
+
+const std::initializer_list<const char*> kWorkloads = {"model", "sweep", "peers", "amd-mixed-mla"};
+const std::initializer_list<const char*> kDevices = {"cpu", "gpu"};
+const std::initializer_list<const char*> kGpuDtypes = {"bf16", "fp16", "fp8"};  // LatencyState order
+const std::initializer_list<const char*> kPlotX = {"S", "B"};
+const std::initializer_list<const char*> kFormats = {"json", "csv"};
+
+template <std::size_t N>
+void copy_path(char (&dst)[N], const std::string& src) {
+  std::snprintf(dst, N, "%s", src.c_str());
+}
+
+}  // namespace
 
 Settings settings_from_app(const App& app) {
   Settings s;
   s.preset = app.preset_name;
   s.import_path = app.import_path;
+  if (app.base_edited) s.edited_model = app.base;
   s.what_if = app.what_if;
   s.what_if_variant = std::string(attn::variant_name(app.what_if_params.variant));
   s.what_if_kv_heads = app.what_if_params.kv_heads;
@@ -27,6 +59,33 @@ Settings settings_from_app(const App& app) {
             app.show_attention, app.show_latency, app.show_tour};
   s.ui_scale = app.ui_scale;
   s.mla_naive = app.data_flow.mla_naive;
+
+  s.model_view.import_path = app.model_view.import_path;
+  s.model_view.local_per_global = app.model_view.local_per_global;
+  s.tour.step = app.tour.step;
+  s.tour.mla_heads = app.tour.mla_heads;
+  s.tour.gqa_kv_heads = app.tour.gqa_kv_heads;
+  const LatencyState& l = app.latency;
+  s.latency.workload = name_at(l.workload, kWorkloads);
+  s.latency.device = name_at(l.device, kDevices);
+  s.latency.gpu_dtype = name_at(l.gpu_dtype, kGpuDtypes);
+  s.latency.layer = l.layer;
+  s.latency.cpu_threads = l.cpu_threads;
+  s.latency.min_runs = l.min_runs;
+  s.latency.min_seconds = l.min_seconds;
+  s.latency.plot_x = name_at(l.plot_x, kPlotX);
+  s.latency.plot_all_sets = l.plot_all_sets;
+  s.latency.import_path = l.import_path;
+  s.latency.export_path = l.export_path;
+  s.latency.export_format = name_at(l.export_format, kFormats);
+  s.data_flow.animate = app.data_flow.animate;
+  s.data_flow.steps_per_second = app.data_flow.steps_per_second;
+  s.data_flow.layer = app.data_flow.layer;
+  s.attention.tokens = app.attention.tokens;
+  s.attention.head = app.attention.head;
+  s.attention.layer = app.attention.layer;
+  s.attention.picture_window = app.attention.picture_window;
+  s.attention.seed = app.attention.seed;
   return s;
 }
 
@@ -51,6 +110,36 @@ void apply_settings(const Settings& s, App& app) {
   app.show_tour = s.show[5];
   app.ui_scale = s.ui_scale;
   app.data_flow.mla_naive = s.mla_naive;
+
+  copy_path(app.model_view.import_path, s.model_view.import_path);
+  app.model_view.local_per_global = s.model_view.local_per_global;
+  // The tour opens on the saved step without setting the panels up again (applied_step -1):
+  // the model and views are the ones restored here.
+  app.tour.step = s.tour.step;
+  app.tour.mla_heads = s.tour.mla_heads;
+  app.tour.gqa_kv_heads = s.tour.gqa_kv_heads;
+  LatencyState& l = app.latency;
+  l.workload = index_of(s.latency.workload, kWorkloads, 0);
+  l.device = index_of(s.latency.device, kDevices, 0);
+  l.gpu_dtype = index_of(s.latency.gpu_dtype, kGpuDtypes, 0);
+  l.layer = s.latency.layer;
+  l.cpu_threads = s.latency.cpu_threads;
+  l.min_runs = s.latency.min_runs;
+  l.min_seconds = s.latency.min_seconds;
+  l.plot_x = index_of(s.latency.plot_x, kPlotX, 0);
+  l.plot_all_sets = s.latency.plot_all_sets;
+  copy_path(l.import_path, s.latency.import_path);
+  copy_path(l.export_path, s.latency.export_path);
+  l.export_format = index_of(s.latency.export_format, kFormats, 0);
+  app.data_flow.animate = s.data_flow.animate;
+  app.data_flow.steps_per_second = s.data_flow.steps_per_second;
+  app.data_flow.layer = s.data_flow.layer;
+  app.attention.tokens = s.attention.tokens;
+  app.attention.head = s.attention.head;
+  app.attention.layer = s.attention.layer;
+  app.attention.picture_window = s.attention.picture_window;
+  app.attention.seed = static_cast<unsigned>(s.attention.seed);
+
   bool loaded = false;
   if (!s.import_path.empty()) {
     std::string err;
@@ -65,6 +154,17 @@ void apply_settings(const Settings& s, App& app) {
     // No presets at all (a broken build): keep the default-constructed config.
     post_message(app, "no presets available: " + app.model_error);
     refresh_model(app);
+  }
+  if (s.edited_model) {
+    // Validated when read; checked again, since a Settings can come from anywhere.
+    try {
+      s.edited_model->validate();
+      app.base = *s.edited_model;
+      app.base_edited = true;
+      refresh_model(app);
+    } catch (const std::exception& e) {
+      post_message(app, std::string("settings: the edited model is dropped: ") + e.what());
+    }
   }
 }
 

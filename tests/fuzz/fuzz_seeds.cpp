@@ -165,15 +165,38 @@ void report_seeds(const fs::path& dir) {
 }
 
 void settings_seeds(const fs::path& dir) {
-  put(dir / "typical.json", R"({"preset": "llama-3-8b", "import_path": "", "what_if": true,
+  // Version 1 (no per-panel sections), as the previous release wrote it.
+  put(dir / "typical_v1.json", R"({"preset": "llama-3-8b", "import_path": "", "what_if": true,
   "what_if_variant": "mla", "what_if_kv_heads": 8, "what_if_latent_dim": 512, "what_if_rope_dim": 64,
   "what_if_window": 4096, "what_if_local_per_global": 5, "kv_dtype": "bf16", "tp": 2, "seq": 32768,
   "batch": 1, "gpu": "H200", "show": {"model": true, "kv-cache": true, "data-flow": true,
   "attention": true, "latency": false, "tour": true}, "ui_scale": 1.25,
   "mla_naive": false})");
+  // Version 2: every per-panel section and an edited model, as settings_to_json writes them.
+  put(dir / "typical_v2.json", R"J({"version": 2, "preset": "llama-3-8b", "import_path": "",
+  "model_edit": {"name": "llama-3-8b", "display_name": "Llama-3-8B (edited)", "source": "meta-llama/Meta-Llama-3-8B",
+    "model_type": "llama", "variant": "gqa", "num_layers": 2, "hidden_size": 4096, "q_heads": 32,
+    "kv_heads": 4, "head_dim": 128, "value_dim": 128, "latent_dim": 0, "rope_dim": 0, "qk_nope_dim": 0,
+    "q_lora_rank": 0, "window": 0, "layers": ["full", "full"], "max_seq": 8192, "scale": 0.0,
+    "notes": ["edited in the model panel"]},
+  "what_if": false, "what_if_variant": "gqa", "what_if_kv_heads": 0, "what_if_latent_dim": 512,
+  "what_if_rope_dim": 64, "what_if_window": 4096, "what_if_local_per_global": 0, "kv_dtype": "fp8",
+  "tp": 8, "seq": 131072, "batch": 4, "gpu": "MI355X",
+  "show": {"model": true, "kv-cache": true, "data-flow": false, "attention": true, "latency": true, "tour": true},
+  "ui_scale": 1.5, "mla_naive": true,
+  "model_view": {"import_path": "/tmp/config.json", "local_per_global": 5},
+  "tour": {"step": 3, "mla_heads": 64, "gqa_kv_heads": 4},
+  "latency": {"workload": "sweep", "device": "cpu", "gpu_dtype": "fp8", "layer": 1, "cpu_threads": 2,
+    "min_runs": 20, "min_seconds": 0.5, "plot_x": "B", "plot_all_sets": true, "import_path": "r.json",
+    "export_path": "attnlab-results.csv", "export_format": "csv"},
+  "data_flow": {"animate": false, "steps_per_second": 8.0, "layer": 1},
+  "attention": {"tokens": 48, "head": 5, "layer": 1, "picture_window": 12, "seed": 77}})J");
   put(dir / "empty_object.json", "{}");
   put(dir / "bad_values.json", R"({"tp": -1, "seq": 1e30, "ui_scale": "big", "kv_dtype": "fp3", "preset": 7,
   "show": [1, 2]})");
+  put(dir / "bad_panel_values.json", R"({"version": 2, "tour": {"step": -1}, "latency": {"workload": 3,
+  "device": "tpu", "min_seconds": 9}, "attention": {"tokens": 1000}, "data_flow": [],
+  "model_edit": {"name": "x", "num_layers": 2, "layers": ["full"]}})");
   put(dir / "truncated.json", R"({"preset": "llama-3-8b", "tp": )");
 }
 

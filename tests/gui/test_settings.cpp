@@ -12,6 +12,7 @@
 
 #include "app/kv_table.h"
 #include "app/settings.h"
+#include "attention/error.h"
 #include "attention/kv_cache.h"
 #include "attention/presets.h"
 
@@ -78,10 +79,9 @@ TEST_CASE("settings round-trip through the file", "[gui][settings]") {
   CHECK(files == 1);
 }
 
-TEST_CASE("a bad settings file is moved aside and replaced by defaults with a warning", "[gui][settings]") {
-  const std::vector<std::string> bad = {"{not json", "[1, 2]", R"({"tp": "four"})", R"({"seq": -5})",
-                                        R"({"kv_dtype": "int3"})", R"({"show": {"model": 3}})",
-                                        R"({"ui_scale": 40})"};
+TEST_CASE("a settings file that is no JSON object is moved aside and replaced by defaults with a warning",
+          "[gui][settings]") {
+  const std::vector<std::string> bad = {"{not json", "[1, 2]", "\"text\"", "", "{\"tp\": 1,"};
   for (const std::string& text : bad) {
     CAPTURE(text);
     TempDir dir("bad");
@@ -103,6 +103,45 @@ TEST_CASE("a bad settings file is moved aside and replaced by defaults with a wa
   const app::LoadedSettings l = app::load_settings(none.path.string());
   CHECK_FALSE(l.from_file);
   CHECK(l.warning.empty());  // no file is not an error
+}
+
+TEST_CASE("a bad field falls back to its default alone, with a warning naming it", "[gui][settings]") {
+  // Each bad field beside a good one ("batch": 7): the good one is kept, the bad one is the
+  // default, the warning names the field, and a copy of the file stays aside.
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {R"("tp": "four")", "tp"},           {R"("seq": -5)", "seq"},
+      {R"("kv_dtype": "int3")", "kv_dtype"}, {R"("show": {"model": 3})", "show.model"},
+      {R"("ui_scale": 40)", "ui_scale"},   {R"("what_if_variant": "xyz")", "what_if_variant"},
+      {R"("show": [1])", "show"}};
+  for (const auto& [field_text, field] : bad) {
+    const std::string text = "{" + field_text + R"(, "batch": 7})";
+    CAPTURE(text);
+    TempDir dir("badfield");
+    { std::ofstream(dir.path / "settings.json") << text; }
+    const app::LoadedSettings l = app::load_settings(dir.path.string());
+    INFO(l.warning);
+    CHECK(l.from_file);
+    CHECK(l.settings.batch == 7);
+    app::Settings expect;
+    expect.batch = 7;
+    CHECK(app::settings_to_json(l.settings) == app::settings_to_json(expect));
+    CHECK(l.warning.find("field '" + field + "'") != std::string::npos);
+    CHECK(read(dir.path / "settings.json") == text);  // untouched until the next save
+    int aside = 0;
+    for (const auto& e : fs::directory_iterator(dir.path))
+      if (e.path().filename().string().rfind("settings.json.bad-", 0) == 0) {
+        ++aside;
+        CHECK(read(e.path()) == text);
+      }
+    CHECK(aside == 1);
+    // The strict reader refuses the same text, naming the same field.
+    try {
+      (void)app::settings_from_json(text, "t.json");
+      FAIL("the strict reader took a bad field");
+    } catch (const attn::InputError& e) {
+      CHECK(std::string(e.what()).find("field '" + field + "'") != std::string::npos);
+    }
+  }
 }
 
 TEST_CASE("ATTNLAB_CONFIG_DIR chooses the settings folder", "[gui][settings]") {
