@@ -481,7 +481,7 @@ void launch_kernels(const GroupedPlan& plan, const Params& p, hipStream_t stream
     grouped_generic_kernel<Kv><<<grid, dim3(kThreads), smem, stream>>>(p);
   }
   HIP_CHECK_LAUNCH();
-  if (plan.splits > 1) {
+  if (plan.splits > 1 && !plan.fused_combine) {
     const unsigned threads = static_cast<unsigned>(std::min(p.dv, 256));
     grouped_combine_kernel<<<dim3(static_cast<unsigned>(static_cast<long long>(p.batch) * p.hq)),
                              dim3(threads), 0, stream>>>(p);
@@ -547,15 +547,35 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   plan.splits = static_cast<int>(splits);
   plan.chunk = chunk;
   plan.blocks = base * splits;
+  int combine = a.combine;
+  if (combine <= 0)
+    if (const char* e = std::getenv("ATTNLAB_GROUPED_COMBINE")) combine = std::atoi(e);
+  // v3's shared memory holds the weights: 16 heads x splits floats in 4 x 16 x D.
+  plan.fused_combine = plan.splits > 1 && plan.version == 3 && combine != 1 &&
+                       plan.splits <= 4 * a.head_dim;
   return plan;
 }
 
-std::size_t grouped_workspace_bytes(const GroupedDeviceArgs& a) {
-  const GroupedPlan plan = grouped_plan(a);
-  if (plan.splits <= 1) return 0;
+namespace {
+// Workspace layout: partial outputs, states, then the fused combine's counters.
+struct WorkLayout {
+  std::size_t acc = 0, state = 0, counters = 0, total = 0;
+};
+WorkLayout work_layout(const GroupedDeviceArgs& a, const GroupedPlan& plan) {
+  WorkLayout w;
+  if (plan.splits <= 1) return w;
   const std::size_t rows = static_cast<std::size_t>(plan.splits) * a.batch * a.q_heads;
-  const std::size_t acc = rows * a.value_dim * sizeof(float);
-  return (acc + 255) / 256 * 256 + rows * 2 * sizeof(float);
+  const auto up = [](std::size_t x) { return (x + 255) / 256 * 256; };
+  w.acc = 0;
+  w.state = up(rows * a.value_dim * sizeof(float));
+  w.counters = w.state + up(rows * 2 * sizeof(float));
+  w.total = w.counters + static_cast<std::size_t>(a.batch) * a.kv_heads * plan.slices * sizeof(unsigned);
+  return w;
+}
+}  // namespace
+
+std::size_t grouped_workspace_bytes(const GroupedDeviceArgs& a) {
+  return work_layout(a, grouped_plan(a)).total;
 }
 
 void launch_grouped_decode(const GroupedDeviceArgs& a) {
@@ -569,10 +589,12 @@ void launch_grouped_decode(const GroupedDeviceArgs& a) {
   p.out = a.out;
   if (plan.splits > 1) {
     if (!a.workspace) throw attn::DeviceError("grouped decode: split-KV needs a workspace");
-    const std::size_t rows = static_cast<std::size_t>(plan.splits) * a.batch * a.q_heads;
-    const std::size_t acc = (rows * a.value_dim * sizeof(float) + 255) / 256 * 256;
-    p.part_acc = static_cast<float*>(a.workspace);
-    p.part_state = reinterpret_cast<float2*>(static_cast<unsigned char*>(a.workspace) + acc);
+    const WorkLayout w = work_layout(a, plan);
+    unsigned char* base = static_cast<unsigned char*>(a.workspace);
+    p.part_acc = reinterpret_cast<float*>(base + w.acc);
+    p.part_state = reinterpret_cast<float2*>(base + w.state);
+    p.counters = reinterpret_cast<unsigned*>(base + w.counters);
+    p.fused = plan.fused_combine ? 1 : 0;
   }
   p.seq = a.seq;
   p.chunk = plan.chunk;

@@ -258,6 +258,10 @@ __global__ void __launch_bounds__(128) grouped_mma_kernel(const Params p) {
     }
     write_result(p, split, b, h0 + row, dd, &acc, 1, run.max, run.sum, dd == 0);
   }
+  if (p.fused && p.splits > 1) {
+    __syncthreads();  // o_sh is free now: it holds the combine's weights
+    combine_if_last(p, b, (b * p.hkv + hkv) * p.slices + slice, h0, nh, &o_sh[0][0][0]);
+  }
 }
 
 }  // namespace

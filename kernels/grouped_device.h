@@ -97,6 +97,8 @@ struct Params {
   int splits, slices;    // KV splits; head slices per kv head
   float q_mult;          // scale * k_scale * log2(e), folded into q
   float v_scale;         // fp8 value scale (1 otherwise)
+  unsigned* counters;    // [B, Hkv, slices] finished splits (fused combine); 0 between launches
+  int fused;             // 1: the last block of each (b, kv head, slice) does the combine
 };
 
 // Key range [start, end) of block `split` of sequence b.
@@ -127,6 +129,69 @@ __device__ __forceinline__ void write_result(const Params& p, int split, int b, 
   }
 }
 
+// Fused split-KV combine. Called by every block of a split launch after it wrote its partials
+// for heads [h0, h0 + nh) of sequence b; the last of the p.splits blocks of the same (b, kv
+// head, slice) -- `group` -- merges all splits into out, so no second kernel (and no launch gap)
+// is needed. Pattern of CUDA's threadFenceReduction sample: each thread fences its partial
+// writes, one thread counts the block in with an atomic, the block that counts last reads the
+// others' partials (it never read those addresses before, so no stale cached line exists) and
+// resets the counter for the next launch. scratch: >= nh * p.splits floats of shared memory
+// (the caller's, free by then). out = sum_s w_s acc_s with w_s = exp(m_s - M) / sum exp(m_s - M)
+// l_s: the same merge as attn::SoftmaxState::merge, done for all splits at once.
+__device__ __forceinline__ void combine_if_last(const Params& p, int b, int group, int h0,
+                                                int nh, float* scratch) {
+  __shared__ int last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const unsigned prev = atomicAdd(p.counters + group, 1u);
+    last = prev + 1 == static_cast<unsigned>(p.splits);
+    if (last) p.counters[group] = 0u;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  const int lane = static_cast<int>(threadIdx.x) % kWarp;
+  const int warp = static_cast<int>(threadIdx.x) / kWarp;
+  const int warps = static_cast<int>(blockDim.x) / kWarp;
+  const long long rows = static_cast<long long>(p.batch) * p.hq;
+  const long long row0 = static_cast<long long>(b) * p.hq + h0;
+  for (int r = warp; r < nh; r += warps) {
+    const float2* st = p.part_state + row0 + r;
+    float m = -INFINITY;
+    for (int s = lane; s < p.splits; s += kWarp)
+      if (st[s * rows].y > 0.0f) m = fmaxf(m, st[s * rows].x);
+    m = warp_max(m);
+    float l = 0.0f;
+    for (int s = lane; s < p.splits; s += kWarp) {
+      const float2 x = st[s * rows];
+      l += x.y > 0.0f ? x.y * expf(x.x - m) : 0.0f;
+    }
+    l = warp_sum(l);
+    const float inv = l > 0.0f ? 1.0f / l : 0.0f;
+    for (int s = lane; s < p.splits; s += kWarp) {
+      const float2 x = st[s * rows];
+      scratch[r * p.splits + s] = x.y > 0.0f ? expf(x.x - m) * inv : 0.0f;
+    }
+  }
+  __syncthreads();
+  for (int idx = static_cast<int>(threadIdx.x); idx < nh * p.dv; idx += static_cast<int>(blockDim.x)) {
+    const int r = idx / p.dv, dd = idx % p.dv;
+    const float* w = scratch + r * p.splits;
+    const float* pa = p.part_acc + (row0 + r) * p.dv + dd;
+    const long long step = rows * p.dv;
+    float acc0 = 0.0f, acc1 = 0.0f, acc2 = 0.0f, acc3 = 0.0f;  // 4 loads in flight
+    int s = 0;
+    for (; s + 4 <= p.splits; s += 4) {
+      acc0 += w[s] * pa[s * step];
+      acc1 += w[s + 1] * pa[(s + 1) * step];
+      acc2 += w[s + 2] * pa[(s + 2) * step];
+      acc3 += w[s + 3] * pa[(s + 3) * step];
+    }
+    for (; s < p.splits; ++s) acc0 += w[s] * pa[s * step];
+    p.out[(row0 + r) * p.dv + dd] = (acc0 + acc1) + (acc2 + acc3);
+  }
+}
 
 // v3 (NVIDIA mma) launcher, defined in decode_grouped_mma.hip; heads per slice 16.
 constexpr int kMmaSliceHeads = 16;
