@@ -83,8 +83,10 @@ __device__ __forceinline__ unsigned word(const uint4& v, int i) {
   return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
 }
 
-template <bool kFp16, int D>
-__global__ void __launch_bounds__(128) grouped_mma_kernel(const Params p) {
+// kMinBlocks: blocks per SM the register budget is cut for (2: 206 registers for D = 128, no
+// spills; 3: 168 registers with ~100 bytes of spills, 12 warps per SM instead of 8).
+template <bool kFp16, int D, int kMinBlocks>
+__global__ void __launch_bounds__(128, kMinBlocks) grouped_mma_kernel(const Params p) {
   constexpr int kJ = D / 32;        // 16-byte chunks of a q/k row per thread
   constexpr int kKSteps = D / 16;   // QK k-steps
   constexpr int kNB = D / 8;        // PV n-blocks (Dv = D)
@@ -129,8 +131,19 @@ __global__ void __launch_bounds__(128) grouped_mma_kernel(const Params p) {
 
   uint4 kr[2][kJ];     // keys 8 nb + g, chunk 32 j + 8 t
   uint4 vr[4][kVH];    // keys 2t, 2t+1, 2t+8, 2t+9; chunk 64 h + 8 g
+  // Loads of one 16-key block. Every block but the last of a split is full: it takes the
+  // branch without per-key checks, so no zero fill (a register move per word) is issued.
   auto load_k = [&](int blk) {
     const long long k0 = start + 16LL * blk;
+    if (k0 + 16 <= end) {
+#pragma unroll
+      for (int nb = 0; nb < 2; ++nb)
+#pragma unroll
+        for (int j = 0; j < kJ; ++j)
+          kr[nb][j] = *reinterpret_cast<const uint4*>(kbase + (k0 + 8 * nb + g) * row_stride +
+                                                      32 * j + 8 * t);
+      return;
+    }
 #pragma unroll
     for (int nb = 0; nb < 2; ++nb) {
       const long long key = k0 + 8 * nb + g;
@@ -143,6 +156,15 @@ __global__ void __launch_bounds__(128) grouped_mma_kernel(const Params p) {
   };
   auto load_v = [&](int blk) {
     const long long k0 = start + 16LL * blk;
+    if (k0 + 16 <= end) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int h = 0; h < kVH; ++h)
+          vr[i][h] = *reinterpret_cast<const uint4*>(
+              vbase + (k0 + 8 * (i / 2) + 2 * t + (i % 2)) * row_stride + 64 * h + 8 * g);
+      return;
+    }
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const long long key = k0 + 8 * (i / 2) + 2 * t + (i % 2);
@@ -209,13 +231,19 @@ __global__ void __launch_bounds__(128) grouped_mma_kernel(const Params p) {
 
     if (blk + kWarps < nblk) load_k(blk + kWarps);  // K registers are free now
 
-    // O = O * alpha + P V.
+    // O = O * alpha + P V. Once the running max settles, alpha is 1 for every row of the warp
+    // most of the time: the rescale (Dv / 2 multiplies a thread) is skipped then.
+    if (__any_sync(0xffffffffu, al_a != 1.0f || al_b != 1.0f)) {
+#pragma unroll
+      for (int nb = 0; nb < kNB; ++nb) {
+        o[nb][0] *= al_a;
+        o[nb][1] *= al_a;
+        o[nb][2] *= al_b;
+        o[nb][3] *= al_b;
+      }
+    }
 #pragma unroll
     for (int nb = 0; nb < kNB; ++nb) {
-      o[nb][0] *= al_a;
-      o[nb][1] *= al_a;
-      o[nb][2] *= al_b;
-      o[nb][3] *= al_b;
       const int h = nb / 8, e = nb % 8;
       const unsigned sel = (e % 2) ? 0x7632u : 0x5410u;
       const unsigned b0 = __byte_perm(word(vr[0][h], e / 2), word(vr[1][h], e / 2), sel);
@@ -270,15 +298,22 @@ bool mma_supported(int d, int dv, bool fp16_or_bf16) {
   return fp16_or_bf16 && d == dv && (d == 64 || d == 128);
 }
 
-void launch_grouped_mma(const Params& p, bool fp16, int splits, hipStream_t stream) {
+template <bool kFp16, int kMinBlocks>
+void launch_mma_d(const Params& p, dim3 grid, hipStream_t stream) {
+  if (p.d == 64) grouped_mma_kernel<kFp16, 64, kMinBlocks><<<grid, dim3(128), 0, stream>>>(p);
+  else grouped_mma_kernel<kFp16, 128, kMinBlocks><<<grid, dim3(128), 0, stream>>>(p);
+}
+
+void launch_grouped_mma(const Params& p, bool fp16, int splits, int blocks_per_sm,
+                        hipStream_t stream) {
   const dim3 grid(static_cast<unsigned>(splits * p.slices), static_cast<unsigned>(p.hkv),
                   static_cast<unsigned>(p.batch));
-  if (fp16) {
-    if (p.d == 64) grouped_mma_kernel<true, 64><<<grid, dim3(128), 0, stream>>>(p);
-    else grouped_mma_kernel<true, 128><<<grid, dim3(128), 0, stream>>>(p);
+  if (blocks_per_sm >= 3) {
+    if (fp16) launch_mma_d<true, 3>(p, grid, stream);
+    else launch_mma_d<false, 3>(p, grid, stream);
   } else {
-    if (p.d == 64) grouped_mma_kernel<false, 64><<<grid, dim3(128), 0, stream>>>(p);
-    else grouped_mma_kernel<false, 128><<<grid, dim3(128), 0, stream>>>(p);
+    if (fp16) launch_mma_d<true, 2>(p, grid, stream);
+    else launch_mma_d<false, 2>(p, grid, stream);
   }
   HIP_CHECK_LAUNCH();
 }
@@ -286,7 +321,7 @@ void launch_grouped_mma(const Params& p, bool fp16, int splits, hipStream_t stre
 #else  // AMD: no v3 (MFMA port not written); the plan never asks for it.
 
 bool mma_supported(int, int, bool) { return false; }
-void launch_grouped_mma(const Params&, bool, int, hipStream_t) {
+void launch_grouped_mma(const Params&, bool, int, int, hipStream_t) {
   throw attn::DeviceError("grouped decode v3 (mma) is not built for this target");
 }
 

@@ -548,7 +548,12 @@ Plan make_plan(const MlaDeviceArgs& a, const MlaKernelChoice* forced) {
     pl.k = *forced;
   } else {
     pl.k.head_groups = a.heads <= 16 ? 1 : 2;
-    pl.k.block_n = a.heads <= 16 ? 32 : 64;
+    // 16 heads: 64-position tiles where the batch alone leaves SMs idle (the split cases:
+    // measured bs4 kv1024 19.4 vs 26.0 us, H16 B64 S8192 171 vs 188, H16 B1 S65536 74 vs 113),
+    // 32 where one wave of (b, head tile) blocks already fills the chip (bs256 593 vs 623) and
+    // for fp8, whose conversion pass is slower over 64 positions (bs64 kv8192 186 vs 236).
+    const bool fills = a.batch * ((a.heads + 15) / 16) >= device_multiprocessors();
+    pl.k.block_n = a.heads > 16 ? 64 : (a.dt != attn::DType::kFp8 && !fills ? 64 : 32);
     pl.k.stages = 2;
     pl.k.splits = 0;
   }

@@ -165,31 +165,41 @@ __device__ __forceinline__ void combine_if_last(const Params& p, int b, int grou
     float l = 0.0f;
     for (int s = lane; s < p.splits; s += kWarp) {
       const float2 x = st[s * rows];
-      l += x.y > 0.0f ? x.y * expf(x.x - m) : 0.0f;
+      const float e = x.y > 0.0f ? expf(x.x - m) : 0.0f;
+      scratch[r * p.splits + s] = e;
+      l += x.y * e;
     }
     l = warp_sum(l);
     const float inv = l > 0.0f ? 1.0f / l : 0.0f;
-    for (int s = lane; s < p.splits; s += kWarp) {
-      const float2 x = st[s * rows];
-      scratch[r * p.splits + s] = x.y > 0.0f ? expf(x.x - m) * inv : 0.0f;
-    }
+    for (int s = lane; s < p.splits; s += kWarp) scratch[r * p.splits + s] *= inv;
   }
   __syncthreads();
-  for (int idx = static_cast<int>(threadIdx.x); idx < nh * p.dv; idx += static_cast<int>(blockDim.x)) {
-    const int r = idx / p.dv, dd = idx % p.dv;
+  // Output: 4 consecutive dv of one row per thread (Dv % 4 == 0, as v3 has), the splits'
+  // loads 8 at a time, all independent: one L2 round trip per 8 splits, not one per split.
+  const int quads = p.dv / 4;
+  const long long step = rows * p.dv;
+  for (int idx = static_cast<int>(threadIdx.x); idx < nh * quads; idx += static_cast<int>(blockDim.x)) {
+    const int r = idx / quads, dd = 4 * (idx % quads);
     const float* w = scratch + r * p.splits;
     const float* pa = p.part_acc + (row0 + r) * p.dv + dd;
-    const long long step = rows * p.dv;
-    float acc0 = 0.0f, acc1 = 0.0f, acc2 = 0.0f, acc3 = 0.0f;  // 4 loads in flight
-    int s = 0;
-    for (; s + 4 <= p.splits; s += 4) {
-      acc0 += w[s] * pa[s * step];
-      acc1 += w[s + 1] * pa[(s + 1) * step];
-      acc2 += w[s + 2] * pa[(s + 2) * step];
-      acc3 += w[s + 3] * pa[(s + 3) * step];
+    float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    constexpr int kAhead = 8;
+    for (int s0 = 0; s0 < p.splits; s0 += kAhead) {
+      float4 x[kAhead];
+#pragma unroll
+      for (int i = 0; i < kAhead; ++i)
+        x[i] = s0 + i < p.splits ? *reinterpret_cast<const float4*>(pa + (s0 + i) * step)
+                                 : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+      for (int i = 0; i < kAhead; ++i) {
+        const float wi = s0 + i < p.splits ? w[s0 + i] : 0.0f;
+        acc.x += wi * x[i].x;
+        acc.y += wi * x[i].y;
+        acc.z += wi * x[i].z;
+        acc.w += wi * x[i].w;
+      }
     }
-    for (; s < p.splits; ++s) acc0 += w[s] * pa[s * step];
-    p.out[(row0 + r) * p.dv + dd] = (acc0 + acc1) + (acc2 + acc3);
+    *reinterpret_cast<float4*>(p.out + (row0 + r) * p.dv + dd) = acc;
   }
 }
 
@@ -197,7 +207,9 @@ __device__ __forceinline__ void combine_if_last(const Params& p, int b, int grou
 constexpr int kMmaSliceHeads = 16;
 constexpr int kMmaBlockKeys = 64;  // 4 warps x 16 keys
 bool mma_supported(int d, int dv, bool fp16_or_bf16);
-void launch_grouped_mma(const Params& p, bool fp16, int splits, hipStream_t stream);
+// blocks_per_sm: 2 or 3, the register budget the kernel is compiled for (GroupedPlan).
+void launch_grouped_mma(const Params& p, bool fp16, int splits, int blocks_per_sm,
+                        hipStream_t stream);
 
 }  // namespace gdev
 }  // namespace kern

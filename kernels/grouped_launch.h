@@ -45,6 +45,8 @@ struct GroupedPlan {
   std::int64_t chunk = 0;  // keys per split
   std::int64_t blocks = 0; // blocks of the main kernel
   bool fused_combine = false;  // splits > 1 merged by the main kernel's last block per group
+  int blocks_per_sm = 2;   // v3: resident blocks per SM the kernel is compiled for (2 or 3;
+                           // ATTNLAB_GROUPED_OCC from the environment, for comparisons)
 };
 
 GroupedPlan grouped_plan(const GroupedDeviceArgs& a);
