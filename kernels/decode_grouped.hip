@@ -465,8 +465,7 @@ void launch_tiled_gs(int gs, const Params& p, dim3 grid, hipStream_t stream) {
 template <class Kv>
 void launch_kernels(const GroupedPlan& plan, const Params& p, hipStream_t stream) {
   if (plan.version == 3) {
-    launch_grouped_mma(p, std::is_same<Kv, Fp16Kv>::value, plan.splits, plan.blocks_per_sm,
-                       stream);
+    launch_grouped_mma(p, std::is_same<Kv, Fp16Kv>::value, plan.splits, stream);
   } else if (plan.fast) {
     const dim3 grid(static_cast<unsigned>(plan.splits),
                     static_cast<unsigned>(p.hkv * plan.slices), static_cast<unsigned>(p.batch));
@@ -525,11 +524,10 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   const std::int64_t tile = plan.version == 3 ? kMmaBlockKeys
                             : plan.version == 2 ? tile_keys(a.dt, a.head_dim)
                                                 : kGenericKeys;
-  // v3: >= 512 keys a split (measured, GQA B1 S4096: 8 or 16 splits 22.9 us, 32 splits 29.1 us).
-  const std::int64_t min_chunk = plan.version == 3 ? 512 : std::max<std::int64_t>(128, 2 * tile);
+  // v3: >= 256 keys a split (measured on the H200, GQA B1 S4096 with the fused combine: 8
+  // splits 21.3 us, 16 splits 17.9, 32 splits 19.6).
+  const std::int64_t min_chunk = plan.version == 3 ? 256 : std::max<std::int64_t>(128, 2 * tile);
   const std::int64_t base = a.batch * a.kv_heads * plan.slices;
-  if (plan.version == 3)
-    if (const char* e = std::getenv("ATTNLAB_GROUPED_OCC")) plan.blocks_per_sm = std::atoi(e) >= 3 ? 3 : 2;
   int force = a.force_splits;
   if (force <= 0)
     if (const char* e = std::getenv("ATTNLAB_GROUPED_SPLITS")) force = std::atoi(e);
@@ -538,7 +536,7 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
     // v3 keeps 2 blocks (8 warps) per SM resident, v1/v2 ~4 blocks. v3 takes the most splits
     // that still fit one wave (rounding up made MHA B1 S131072 288 blocks for 264 slots: two
     // waves, 702 us); v1/v2 keep the rounding up they were measured with.
-    const std::int64_t per_sm = plan.version == 3 ? plan.blocks_per_sm : 4;
+    const std::int64_t per_sm = plan.version == 3 ? 2 : 4;
     const std::int64_t target = per_sm * device_multiprocessors();
     const std::int64_t max_splits = std::max<std::int64_t>(1, (keys + min_chunk - 1) / min_chunk);
     const std::int64_t want = plan.version == 3 ? target / base : (target + base - 1) / base;
@@ -553,8 +551,12 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   int combine = a.combine;
   if (combine <= 0)
     if (const char* e = std::getenv("ATTNLAB_GROUPED_COMBINE")) combine = std::atoi(e);
-  // v3's shared memory holds the weights: 16 heads x splits floats in 4 x 16 x D.
-  plan.fused_combine = plan.splits > 1 && plan.version == 3 && combine != 1 &&
+  // v3's shared memory holds the weights: 16 heads x splits floats in 4 x 16 x D. Chosen for
+  // slices of <= 8 heads (GQA B1 S4096, 4 heads: 17.9 vs 18.6 us separate); with 16 heads the
+  // last block's tail costs more than the second kernel (MQA B16 S4096: 34.5 vs 31.5 us).
+  const int slice_rows = std::min(g, plan.slice_heads);
+  const bool fuse = combine == 2 || (combine <= 0 && slice_rows <= 8);
+  plan.fused_combine = plan.splits > 1 && plan.version == 3 && fuse &&
                        plan.splits <= 4 * a.head_dim;
   return plan;
 }

@@ -83,10 +83,10 @@ __device__ __forceinline__ unsigned word(const uint4& v, int i) {
   return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
 }
 
-// kMinBlocks: blocks per SM the register budget is cut for (2: 206 registers for D = 128, no
-// spills; 3: 168 registers with ~100 bytes of spills, 12 warps per SM instead of 8).
-template <bool kFp16, int D, int kMinBlocks>
-__global__ void __launch_bounds__(128, kMinBlocks) grouped_mma_kernel(const Params p) {
+// 2 blocks per SM (206 registers for D = 128, no spills). A build for 3 (168 registers, ~100
+// bytes of spills) was measured slower on every row (NOTES.md) and removed.
+template <bool kFp16, int D>
+__global__ void __launch_bounds__(128, 2) grouped_mma_kernel(const Params p) {
   constexpr int kJ = D / 32;        // 16-byte chunks of a q/k row per thread
   constexpr int kKSteps = D / 16;   // QK k-steps
   constexpr int kNB = D / 8;        // PV n-blocks (Dv = D)
@@ -181,17 +181,22 @@ __global__ void __launch_bounds__(128, kMinBlocks) grouped_mma_kernel(const Para
     load_v(warp);
   }
   for (int blk = warp; blk < nblk; blk += kWarps) {
-    // S = Q K^T for 16 keys: s[nb] covers keys 8 nb .. 8 nb + 7.
-    float s[2][4];
+    // S = Q K^T for 16 keys: s[nb] covers keys 8 nb .. 8 nb + 7. Even and odd k-steps go to
+    // separate accumulators (4 independent mma chains of D / 32 instead of 2 of D / 16).
+    float s[2][4], s2[2][4];
 #pragma unroll
     for (int nb = 0; nb < 2; ++nb) {
-      s[nb][0] = s[nb][1] = s[nb][2] = s[nb][3] = 0.0f;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) s[nb][e] = s2[nb][e] = 0.0f;
 #pragma unroll
       for (int kb = 0; kb < kKSteps; ++kb) {
         const int j = kb / 2, w = 2 * (kb % 2);
-        mma16816<kFp16>(s[nb], word(qa[j], w), word(qb[j], w), word(qa[j], w + 1),
-                        word(qb[j], w + 1), word(kr[nb][j], w), word(kr[nb][j], w + 1));
+        mma16816<kFp16>(kb % 2 ? s2[nb] : s[nb], word(qa[j], w), word(qb[j], w),
+                        word(qa[j], w + 1), word(qb[j], w + 1), word(kr[nb][j], w),
+                        word(kr[nb][j], w + 1));
       }
+#pragma unroll
+      for (int e = 0; e < 4; ++e) s[nb][e] += s2[nb][e];
     }
     // Online softmax (log2 units), rows g (s[.][0..1]) and g + 8 (s[.][2..3]).
     const long long k0 = start + 16LL * blk;
@@ -298,22 +303,15 @@ bool mma_supported(int d, int dv, bool fp16_or_bf16) {
   return fp16_or_bf16 && d == dv && (d == 64 || d == 128);
 }
 
-template <bool kFp16, int kMinBlocks>
-void launch_mma_d(const Params& p, dim3 grid, hipStream_t stream) {
-  if (p.d == 64) grouped_mma_kernel<kFp16, 64, kMinBlocks><<<grid, dim3(128), 0, stream>>>(p);
-  else grouped_mma_kernel<kFp16, 128, kMinBlocks><<<grid, dim3(128), 0, stream>>>(p);
-}
-
-void launch_grouped_mma(const Params& p, bool fp16, int splits, int blocks_per_sm,
-                        hipStream_t stream) {
+void launch_grouped_mma(const Params& p, bool fp16, int splits, hipStream_t stream) {
   const dim3 grid(static_cast<unsigned>(splits * p.slices), static_cast<unsigned>(p.hkv),
                   static_cast<unsigned>(p.batch));
-  if (blocks_per_sm >= 3) {
-    if (fp16) launch_mma_d<true, 3>(p, grid, stream);
-    else launch_mma_d<false, 3>(p, grid, stream);
+  if (fp16) {
+    if (p.d == 64) grouped_mma_kernel<true, 64><<<grid, dim3(128), 0, stream>>>(p);
+    else grouped_mma_kernel<true, 128><<<grid, dim3(128), 0, stream>>>(p);
   } else {
-    if (fp16) launch_mma_d<true, 2>(p, grid, stream);
-    else launch_mma_d<false, 2>(p, grid, stream);
+    if (p.d == 64) grouped_mma_kernel<false, 64><<<grid, dim3(128), 0, stream>>>(p);
+    else grouped_mma_kernel<false, 128><<<grid, dim3(128), 0, stream>>>(p);
   }
   HIP_CHECK_LAUNCH();
 }
@@ -321,7 +319,7 @@ void launch_grouped_mma(const Params& p, bool fp16, int splits, int blocks_per_s
 #else  // AMD: no v3 (MFMA port not written); the plan never asks for it.
 
 bool mma_supported(int, int, bool) { return false; }
-void launch_grouped_mma(const Params&, bool, int, int, hipStream_t) {
+void launch_grouped_mma(const Params&, bool, int, hipStream_t) {
   throw attn::DeviceError("grouped decode v3 (mma) is not built for this target");
 }
 

@@ -207,9 +207,7 @@ __device__ __forceinline__ void combine_if_last(const Params& p, int b, int grou
 constexpr int kMmaSliceHeads = 16;
 constexpr int kMmaBlockKeys = 64;  // 4 warps x 16 keys
 bool mma_supported(int d, int dv, bool fp16_or_bf16);
-// blocks_per_sm: 2 or 3, the register budget the kernel is compiled for (GroupedPlan).
-void launch_grouped_mma(const Params& p, bool fp16, int splits, int blocks_per_sm,
-                        hipStream_t stream);
+void launch_grouped_mma(const Params& p, bool fp16, int splits, hipStream_t stream);
 
 }  // namespace gdev
 }  // namespace kern

@@ -28,7 +28,8 @@ struct GroupedDeviceArgs {
   void* stream = nullptr;      // hipStream_t / cudaStream_t, nullptr = default
   int force_splits = 0;        // > 0: use this many KV splits (tuning); 0 = chosen from shape
                                // (or ATTNLAB_GROUPED_SPLITS from the environment)
-  int combine = 0;             // split combine: 0 = chosen (fused where v3 runs), 1 = separate
+  int combine = 0;             // split combine: 0 = chosen (fused where v3 runs with <= 8 heads
+                               // a slice, measured faster there; separate otherwise), 1 = separate
                                // kernel, 2 = fused into the main kernel where supported
                                // (or ATTNLAB_GROUPED_COMBINE from the environment)
 };
@@ -45,8 +46,6 @@ struct GroupedPlan {
   std::int64_t chunk = 0;  // keys per split
   std::int64_t blocks = 0; // blocks of the main kernel
   bool fused_combine = false;  // splits > 1 merged by the main kernel's last block per group
-  int blocks_per_sm = 2;   // v3: resident blocks per SM the kernel is compiled for (2 or 3;
-                           // ATTNLAB_GROUPED_OCC from the environment, for comparisons)
 };
 
 GroupedPlan grouped_plan(const GroupedDeviceArgs& a);

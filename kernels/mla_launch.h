@@ -31,8 +31,8 @@ struct MlaKernelChoice {
   int block_n = 32;     // KV positions per shared-memory tile
   int stages = 2;       // tiles in flight (cp.async pipeline depth)
   int splits = 0;       // KV splits per sequence (flash-decoding), 0 = auto
-  int combine = 2;      // split merge: 2 = v2 parallel weights (default: measured faster on
-                        // the H200, NOTES.md), 1 = v1 serial walk
+  int combine = 2;      // split merge: 2 = v2 parallel weights, 1 = v1 serial walk; the
+                        // launcher's own choice takes 2 from 8 splits up (measured, NOTES.md)
   bool fp8_fp16 = true;   // fp8 cache: convert to fp16 and use fp16 MMA (q scaled per row by
                           // a power of two; default, measured 2 % faster) instead of bf16
 };

@@ -157,8 +157,6 @@ TEST_CASE("gpu split-KV: the fused and the separate combine match the reference 
       {1, 97, 8, 2, 128, 128, 0, false},
   };
   const std::uint64_t seed = 0x5eed0203;
-  for (const char* occ : {"2", "3"}) {  // v3 built for 2 or 3 blocks per SM
-  setenv("ATTNLAB_GROUPED_OCC", occ, 1);
   for (const char* combine : {"1", "2"}) {
     setenv("ATTNLAB_GROUPED_COMBINE", combine, 1);
     for (const char* splits : {"2", "3", "7", "16", "33", "64", "200"}) {
@@ -166,7 +164,7 @@ TEST_CASE("gpu split-KV: the fused and the separate combine match the reference 
       for (attn::DType dt : {attn::DType::kBf16, attn::DType::kFp16}) {
         for (std::size_t i = 0; i < cases.size(); ++i) {
           const Case& c = cases[i];
-          INFO("blocks per SM " << occ << " combine " << combine << " splits " << splits << " seed " << seed + i << " dtype "
+          INFO("combine " << combine << " splits " << splits << " seed " << seed + i << " dtype "
                           << dt_name(dt) << " B " << c.b << " S " << c.s << " Hq " << c.hq
                           << " Hkv " << c.hkv << " D " << c.d << " W " << c.w);
           CHECK(run_case(c, dt, seed + i, 8e-3, 2e-2) < 8e-3);
@@ -174,10 +172,8 @@ TEST_CASE("gpu split-KV: the fused and the separate combine match the reference 
       }
     }
   }
-  }
   unsetenv("ATTNLAB_GROUPED_SPLITS");
   unsetenv("ATTNLAB_GROUPED_COMBINE");
-  unsetenv("ATTNLAB_GROUPED_OCC");
 }
 
 TEST_CASE("gpu fp8 KV stays within the e4m3 bound of the unrounded truth", "[gpu]") {
