@@ -158,6 +158,14 @@ __device__ __forceinline__ void combine_if_last(const Params& p, int b, int grou
   const long long row0 = static_cast<long long>(b) * p.hq + h0;
   for (int r = warp; r < nh; r += warps) {
     const float2* st = p.part_state + row0 + r;
+    if (p.splits <= kWarp) {  // one state per lane: a single round trip
+      const float2 x = lane < p.splits ? st[lane * rows] : make_float2(-INFINITY, 0.0f);
+      const float m = warp_max(x.y > 0.0f ? x.x : -INFINITY);
+      const float e = x.y > 0.0f ? expf(x.x - m) : 0.0f;
+      const float l = warp_sum(x.y * e);
+      if (lane < p.splits) scratch[r * p.splits + lane] = l > 0.0f ? e / l : 0.0f;
+      continue;
+    }
     float m = -INFINITY;
     for (int s = lane; s < p.splits; s += kWarp)
       if (st[s * rows].y > 0.0f) m = fmaxf(m, st[s * rows].x);
@@ -175,7 +183,7 @@ __device__ __forceinline__ void combine_if_last(const Params& p, int b, int grou
   }
   __syncthreads();
   // Output: 4 consecutive dv of one row per thread (Dv % 4 == 0, as v3 has), the splits'
-  // loads 8 at a time, all independent: one L2 round trip per 8 splits, not one per split.
+  // loads 16 at a time, all independent: one L2 round trip per 16 splits, not one per split.
   const int quads = p.dv / 4;
   const long long step = rows * p.dv;
   for (int idx = static_cast<int>(threadIdx.x); idx < nh * quads; idx += static_cast<int>(blockDim.x)) {
@@ -183,7 +191,7 @@ __device__ __forceinline__ void combine_if_last(const Params& p, int b, int grou
     const float* w = scratch + r * p.splits;
     const float* pa = p.part_acc + (row0 + r) * p.dv + dd;
     float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    constexpr int kAhead = 8;
+    constexpr int kAhead = 16;
     for (int s0 = 0; s0 < p.splits; s0 += kAhead) {
       float4 x[kAhead];
 #pragma unroll
