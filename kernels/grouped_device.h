@@ -2,8 +2,10 @@
 // decode_grouped_mma.hip: v3): the launch parameters, storage conversions, the key range of a
 // split and the result write. Include only from .hip files, after kernels/hip_compat.h.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
+#include "kernels/grouped_launch.h"
 #include "kernels/hip_compat.h"
 
 namespace kern {
@@ -210,6 +212,13 @@ __device__ __forceinline__ void combine_if_last(const Params& p, int b, int grou
     *reinterpret_cast<float4*>(p.out + (row0 + r) * p.dv + dd) = acc;
   }
 }
+
+// Workspace layout (grouped_plan.hip): partial outputs, states, then the fused combine's
+// counters, byte offsets into GroupedDeviceArgs::workspace.
+struct WorkLayout {
+  std::size_t acc = 0, state = 0, counters = 0, total = 0;
+};
+WorkLayout work_layout(const GroupedDeviceArgs& a, const GroupedPlan& plan);
 
 // v3 (NVIDIA mma) launcher, defined in decode_grouped_mma.hip; heads per slice 16.
 constexpr int kMmaSliceHeads = 16;
