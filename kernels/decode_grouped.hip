@@ -422,19 +422,6 @@ __global__ void grouped_combine_kernel(const Params p) {
 }
 
 // ---- host ---------------------------------------------------------------------------------
-bool tiled_dims(int d, int dv) { return d == dv && (d == 64 || d == 128 || d == 256); }
-
-int tile_keys(attn::DType dt, int d) {
-  const int elem_bytes = dt == attn::DType::kFp8 ? 1 : 2;
-  return kTileBytes / (2 * d * elem_bytes);
-}
-
-int slice_heads_for(int g) {
-  int gs = 1;
-  while (gs < g && gs < 32) gs *= 2;
-  return gs;
-}
-
 template <class Kv, int D, int GS>
 void launch_tiled(const Params& p, dim3 grid, hipStream_t stream) {
   using C = Tiled<Kv, D, GS>;
@@ -481,7 +468,7 @@ void launch_kernels(const GroupedPlan& plan, const Params& p, hipStream_t stream
     grouped_generic_kernel<Kv><<<grid, dim3(kThreads), smem, stream>>>(p);
   }
   HIP_CHECK_LAUNCH();
-  if (plan.splits > 1) {
+  if (plan.splits > 1 && !plan.fused_combine) {
     const unsigned threads = static_cast<unsigned>(std::min(p.dv, 256));
     grouped_combine_kernel<<<dim3(static_cast<unsigned>(static_cast<long long>(p.batch) * p.hq)),
                              dim3(threads), 0, stream>>>(p);
@@ -489,74 +476,8 @@ void launch_kernels(const GroupedPlan& plan, const Params& p, hipStream_t stream
   }
 }
 
-void check_args(const GroupedDeviceArgs& a) {
-  auto bad = [](const std::string& m) { throw attn::DeviceError("grouped decode: " + m); };
-  if (a.batch < 1 || a.seq < 1) bad("B and S must be >= 1");
-  if (a.batch > 65535) bad("B must be <= 65535 (grid limit), found " + std::to_string(a.batch));
-  if (a.q_heads < 1 || a.kv_heads < 1 || a.q_heads % a.kv_heads != 0)
-    bad("Hkv must divide Hq (Hq " + std::to_string(a.q_heads) + ", Hkv " +
-        std::to_string(a.kv_heads) + ")");
-  if (a.head_dim < 1 || a.value_dim < 1) bad("D and Dv must be >= 1");
-  if (a.value_dim > kGenericDvPerThread * kThreads && !tiled_dims(a.head_dim, a.value_dim))
-    bad("Dv must be <= " + std::to_string(kGenericDvPerThread * kThreads));
-  if (a.window < 0) bad("W must be >= 0");
-  if (a.dt != attn::DType::kBf16 && a.dt != attn::DType::kFp16 && a.dt != attn::DType::kFp8)
-    bad("dtype must be bf16, fp16 or fp8, found " + std::string(attn::dtype_name(a.dt)));
-  if (!(a.scale > 0.0f) && !(a.scale < 0.0f)) bad("scale must be resolved (non-zero)");
-}
-
 }  // namespace
 
-GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
-  check_args(a);
-  GroupedPlan plan;
-  const int g = a.q_heads / a.kv_heads;
-  int cap = 3;
-  if (const char* e = std::getenv("ATTNLAB_GROUPED_VERSION")) cap = std::clamp(std::atoi(e), 1, 3);
-  const bool half = a.dt == attn::DType::kBf16 || a.dt == attn::DType::kFp16;
-  if (cap >= 3 && mma_supported(a.head_dim, a.value_dim, half)) plan.version = 3;
-  else if (cap >= 2 && tiled_dims(a.head_dim, a.value_dim)) plan.version = 2;
-  else plan.version = 1;
-  plan.fast = plan.version >= 2;
-  plan.slice_heads = plan.version == 3 ? kMmaSliceHeads : plan.version == 2 ? slice_heads_for(g) : 1;
-  plan.slices = (g + plan.slice_heads - 1) / plan.slice_heads;
-  const std::int64_t keys = a.window > 0 ? std::min<std::int64_t>(a.seq, a.window) : a.seq;
-  const std::int64_t tile = plan.version == 3 ? kMmaBlockKeys
-                            : plan.version == 2 ? tile_keys(a.dt, a.head_dim)
-                                                : kGenericKeys;
-  // v3: >= 512 keys a split (measured, GQA B1 S4096: 8 or 16 splits 22.9 us, 32 splits 29.1 us).
-  const std::int64_t min_chunk = plan.version == 3 ? 512 : std::max<std::int64_t>(128, 2 * tile);
-  const std::int64_t base = a.batch * a.kv_heads * plan.slices;
-  int force = a.force_splits;
-  if (force <= 0)
-    if (const char* e = std::getenv("ATTNLAB_GROUPED_SPLITS")) force = std::atoi(e);
-  std::int64_t splits = force > 0 ? force : 1;
-  if (force <= 0) {
-    // v3 keeps 2 blocks (8 warps) per SM resident, v1/v2 ~4 blocks. v3 takes the most splits
-    // that still fit one wave (rounding up made MHA B1 S131072 288 blocks for 264 slots: two
-    // waves, 702 us); v1/v2 keep the rounding up they were measured with.
-    const std::int64_t per_sm = plan.version == 3 ? 2 : 4;
-    const std::int64_t target = per_sm * device_multiprocessors();
-    const std::int64_t max_splits = std::max<std::int64_t>(1, (keys + min_chunk - 1) / min_chunk);
-    const std::int64_t want = plan.version == 3 ? target / base : (target + base - 1) / base;
-    splits = std::min(max_splits, std::max<std::int64_t>(1, want));
-  }
-  std::int64_t chunk = (keys + splits - 1) / splits;
-  chunk = (chunk + tile - 1) / tile * tile;
-  splits = (keys + chunk - 1) / chunk;
-  plan.splits = static_cast<int>(splits);
-  plan.chunk = chunk;
-  plan.blocks = base * splits;
-  return plan;
-}
-
-std::size_t grouped_workspace_bytes(const GroupedDeviceArgs& a) {
-  const GroupedPlan plan = grouped_plan(a);
-  if (plan.splits <= 1) return 0;
-  const std::size_t rows = static_cast<std::size_t>(plan.splits) * a.batch * a.q_heads;
-  const std::size_t acc = rows * a.value_dim * sizeof(float);
-  return (acc + 255) / 256 * 256 + rows * 2 * sizeof(float);
-}
 
 void launch_grouped_decode(const GroupedDeviceArgs& a) {
   check_warp_size();
@@ -569,10 +490,12 @@ void launch_grouped_decode(const GroupedDeviceArgs& a) {
   p.out = a.out;
   if (plan.splits > 1) {
     if (!a.workspace) throw attn::DeviceError("grouped decode: split-KV needs a workspace");
-    const std::size_t rows = static_cast<std::size_t>(plan.splits) * a.batch * a.q_heads;
-    const std::size_t acc = (rows * a.value_dim * sizeof(float) + 255) / 256 * 256;
-    p.part_acc = static_cast<float*>(a.workspace);
-    p.part_state = reinterpret_cast<float2*>(static_cast<unsigned char*>(a.workspace) + acc);
+    const WorkLayout w = work_layout(a, plan);
+    unsigned char* base = static_cast<unsigned char*>(a.workspace);
+    p.part_acc = reinterpret_cast<float*>(base + w.acc);
+    p.part_state = reinterpret_cast<float2*>(base + w.state);
+    p.counters = reinterpret_cast<unsigned*>(base + w.counters);
+    p.fused = plan.fused_combine ? 1 : 0;
   }
   p.seq = a.seq;
   p.chunk = plan.chunk;

@@ -83,8 +83,10 @@ __device__ __forceinline__ unsigned word(const uint4& v, int i) {
   return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
 }
 
+// 2 blocks per SM (206 registers for D = 128, no spills). A build for 3 (168 registers, ~100
+// bytes of spills) was measured slower on every row (NOTES.md) and removed.
 template <bool kFp16, int D>
-__global__ void __launch_bounds__(128) grouped_mma_kernel(const Params p) {
+__global__ void __launch_bounds__(128, 2) grouped_mma_kernel(const Params p) {
   constexpr int kJ = D / 32;        // 16-byte chunks of a q/k row per thread
   constexpr int kKSteps = D / 16;   // QK k-steps
   constexpr int kNB = D / 8;        // PV n-blocks (Dv = D)
@@ -129,8 +131,19 @@ __global__ void __launch_bounds__(128) grouped_mma_kernel(const Params p) {
 
   uint4 kr[2][kJ];     // keys 8 nb + g, chunk 32 j + 8 t
   uint4 vr[4][kVH];    // keys 2t, 2t+1, 2t+8, 2t+9; chunk 64 h + 8 g
+  // Loads of one 16-key block. Every block but the last of a split is full: it takes the
+  // branch without per-key checks, so no zero fill (a register move per word) is issued.
   auto load_k = [&](int blk) {
     const long long k0 = start + 16LL * blk;
+    if (k0 + 16 <= end) {
+#pragma unroll
+      for (int nb = 0; nb < 2; ++nb)
+#pragma unroll
+        for (int j = 0; j < kJ; ++j)
+          kr[nb][j] = *reinterpret_cast<const uint4*>(kbase + (k0 + 8 * nb + g) * row_stride +
+                                                      32 * j + 8 * t);
+      return;
+    }
 #pragma unroll
     for (int nb = 0; nb < 2; ++nb) {
       const long long key = k0 + 8 * nb + g;
@@ -143,6 +156,15 @@ __global__ void __launch_bounds__(128) grouped_mma_kernel(const Params p) {
   };
   auto load_v = [&](int blk) {
     const long long k0 = start + 16LL * blk;
+    if (k0 + 16 <= end) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int h = 0; h < kVH; ++h)
+          vr[i][h] = *reinterpret_cast<const uint4*>(
+              vbase + (k0 + 8 * (i / 2) + 2 * t + (i % 2)) * row_stride + 64 * h + 8 * g);
+      return;
+    }
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const long long key = k0 + 8 * (i / 2) + 2 * t + (i % 2);
@@ -159,17 +181,22 @@ __global__ void __launch_bounds__(128) grouped_mma_kernel(const Params p) {
     load_v(warp);
   }
   for (int blk = warp; blk < nblk; blk += kWarps) {
-    // S = Q K^T for 16 keys: s[nb] covers keys 8 nb .. 8 nb + 7.
-    float s[2][4];
+    // S = Q K^T for 16 keys: s[nb] covers keys 8 nb .. 8 nb + 7. Even and odd k-steps go to
+    // separate accumulators (4 independent mma chains of D / 32 instead of 2 of D / 16).
+    float s[2][4], s2[2][4];
 #pragma unroll
     for (int nb = 0; nb < 2; ++nb) {
-      s[nb][0] = s[nb][1] = s[nb][2] = s[nb][3] = 0.0f;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) s[nb][e] = s2[nb][e] = 0.0f;
 #pragma unroll
       for (int kb = 0; kb < kKSteps; ++kb) {
         const int j = kb / 2, w = 2 * (kb % 2);
-        mma16816<kFp16>(s[nb], word(qa[j], w), word(qb[j], w), word(qa[j], w + 1),
-                        word(qb[j], w + 1), word(kr[nb][j], w), word(kr[nb][j], w + 1));
+        mma16816<kFp16>(kb % 2 ? s2[nb] : s[nb], word(qa[j], w), word(qb[j], w),
+                        word(qa[j], w + 1), word(qb[j], w + 1), word(kr[nb][j], w),
+                        word(kr[nb][j], w + 1));
       }
+#pragma unroll
+      for (int e = 0; e < 4; ++e) s[nb][e] += s2[nb][e];
     }
     // Online softmax (log2 units), rows g (s[.][0..1]) and g + 8 (s[.][2..3]).
     const long long k0 = start + 16LL * blk;
@@ -209,13 +236,19 @@ __global__ void __launch_bounds__(128) grouped_mma_kernel(const Params p) {
 
     if (blk + kWarps < nblk) load_k(blk + kWarps);  // K registers are free now
 
-    // O = O * alpha + P V.
+    // O = O * alpha + P V. Once the running max settles, alpha is 1 for every row of the warp
+    // most of the time: the rescale (Dv / 2 multiplies a thread) is skipped then.
+    if (__any_sync(0xffffffffu, al_a != 1.0f || al_b != 1.0f)) {
+#pragma unroll
+      for (int nb = 0; nb < kNB; ++nb) {
+        o[nb][0] *= al_a;
+        o[nb][1] *= al_a;
+        o[nb][2] *= al_b;
+        o[nb][3] *= al_b;
+      }
+    }
 #pragma unroll
     for (int nb = 0; nb < kNB; ++nb) {
-      o[nb][0] *= al_a;
-      o[nb][1] *= al_a;
-      o[nb][2] *= al_b;
-      o[nb][3] *= al_b;
       const int h = nb / 8, e = nb % 8;
       const unsigned sel = (e % 2) ? 0x7632u : 0x5410u;
       const unsigned b0 = __byte_perm(word(vr[0][h], e / 2), word(vr[1][h], e / 2), sel);
@@ -257,6 +290,10 @@ __global__ void __launch_bounds__(128) grouped_mma_kernel(const Params p) {
       acc = acc * sa + (sb != 0.0f ? o_sh[w][row][dd] * sb : 0.0f);
     }
     write_result(p, split, b, h0 + row, dd, &acc, 1, run.max, run.sum, dd == 0);
+  }
+  if (p.fused && p.splits > 1) {
+    __syncthreads();  // o_sh is free now: it holds the combine's weights
+    combine_if_last(p, b, (b * p.hkv + hkv) * p.slices + slice, h0, nh, &o_sh[0][0][0]);
   }
 }
 

@@ -35,12 +35,13 @@
 #include "attention/softmax_state.h"
 #include "kernels/gpu_check.h"
 #include "kernels/matrix_ops.h"
+#include "kernels/mla_combine.h"
 #include "kernels/mla_launch.h"
 
 namespace kern {
 namespace {
 
-constexpr int kDl = 512, kDr = 64, kDk = kDl + kDr;
+constexpr int kDl = kMlaLatentDim, kDr = 64, kDk = kDl + kDr;
 constexpr int kLd = kDk + 8;           // shared row stride (elements): 1168 B, ldmatrix conflict-free
 constexpr int kWarpsPerGroup = 4;
 constexpr int kQkSteps = kDk / 16 / kWarpsPerGroup;  // 9 k-steps of 16 dims per warp
@@ -357,117 +358,6 @@ __global__ void __launch_bounds__(kHG * kWarpsPerGroup * mo::kWarp)
   }
 }
 
-// v1 combine: out[b, h] = merge over splits (SoftmaxState::merge), one CTA of 128 threads per
-// (b, h), 4 output dims per thread, the splits walked in order (two dependent loads each).
-__global__ void mla_combine_serial_kernel(const float* part_acc, const float2* part_state,
-                                          float* out, int splits) {
-  const std::int64_t bh = blockIdx.x;
-  const int d = threadIdx.x * 4;
-  attn::SoftmaxState<float> run;
-  float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-  for (int s = 0; s < splits; ++s) {
-    const float2 st = part_state[bh * splits + s];
-    attn::SoftmaxState<float> cur;
-    cur.max = st.x;
-    cur.sum = st.y;
-    if (cur.empty()) continue;  // its partial output was never written
-    float sa, sb;
-    run = attn::SoftmaxState<float>::merge(run, cur, &sa, &sb);
-    const float4 v = *reinterpret_cast<const float4*>(part_acc + (bh * splits + s) * kDl + d);
-    acc.x = acc.x * sa + v.x * sb;
-    acc.y = acc.y * sa + v.y * sb;
-    acc.z = acc.z * sa + v.z * sb;
-    acc.w = acc.w * sa + v.w * sb;
-  }
-  const float inv = run.inv_sum();
-  *reinterpret_cast<float4*>(out + bh * kDl + d) =
-      make_float4(acc.x * inv, acc.y * inv, acc.z * inv, acc.w * inv);
-}
-
-// v2 combine: one CTA of 128 * G threads per (b, h). (1) All split states are merged with
-// SoftmaxState::merge, in parallel and then across lanes and warps (merge is associative), into
-// the total (M, L). (2) Each split's weight exp(m_s - M) / L is what the merges scaled its
-// partial by, normalised; 0 for an empty split. (3) Thread group g (128 threads, 4 dims each)
-// sums w_s * partial_s over the splits s = g mod G with independent loads, and the G group sums
-// are added through shared memory.
-constexpr int kCombineMaxSplits = 256;
-constexpr int kCombineMaxGroups = 4;
-
-__device__ __forceinline__ attn::SoftmaxState<float> merge_states(attn::SoftmaxState<float> a,
-                                                                  attn::SoftmaxState<float> b) {
-  float sa, sb;
-  return attn::SoftmaxState<float>::merge(a, b, &sa, &sb);
-}
-
-__global__ void __launch_bounds__(128 * kCombineMaxGroups)
-    mla_combine_kernel(const float* part_acc, const float2* part_state, float* out, int splits) {
-  __shared__ float s_w[kCombineMaxSplits];
-  __shared__ float s_max[128 * kCombineMaxGroups / 32], s_sum[128 * kCombineMaxGroups / 32];
-  __shared__ float4 s_part[(kCombineMaxGroups - 1) * 128];
-  const std::int64_t bh = blockIdx.x;
-  const int tid = threadIdx.x, nthreads = blockDim.x;
-  const int lane = tid % mo::kWarp, warp = tid / mo::kWarp, nwarps = nthreads / mo::kWarp;
-  const float2* st = part_state + bh * splits;
-
-  attn::SoftmaxState<float> tot;
-  for (int s = tid; s < splits; s += nthreads) {
-    attn::SoftmaxState<float> c;
-    c.max = st[s].x;
-    c.sum = st[s].y;
-    tot = merge_states(tot, c);
-  }
-#pragma unroll
-  for (int off = mo::kWarp / 2; off > 0; off /= 2) {
-    attn::SoftmaxState<float> o;
-    o.max = ATTNLAB_SHFL_XOR(tot.max, off, mo::kWarp);
-    o.sum = ATTNLAB_SHFL_XOR(tot.sum, off, mo::kWarp);
-    tot = merge_states(tot, o);
-  }
-  if (lane == 0) {
-    s_max[warp] = tot.max;
-    s_sum[warp] = tot.sum;
-  }
-  __syncthreads();
-  tot = attn::SoftmaxState<float>();
-  for (int w = 0; w < nwarps; ++w) {  // every thread, the same order: identical totals
-    attn::SoftmaxState<float> o;
-    o.max = s_max[w];
-    o.sum = s_sum[w];
-    tot = merge_states(tot, o);
-  }
-  const float inv = tot.inv_sum();
-  for (int s = tid; s < splits; s += nthreads)
-    s_w[s] = st[s].y > 0.f ? ::expf(st[s].x - tot.max) * inv : 0.f;
-  __syncthreads();
-
-  const int groups = nthreads / 128, g = tid / 128, d = (tid % 128) * 4;
-  const float* part = part_acc + bh * splits * kDl + d;
-  float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll 4
-  for (int s = g; s < splits; s += groups) {
-    const float4 v = *reinterpret_cast<const float4*>(part + std::int64_t(s) * kDl);
-    const float w = s_w[s];
-    if (w != 0.f) {  // an empty split's partial was never written: never touch its value
-      acc.x += w * v.x;
-      acc.y += w * v.y;
-      acc.z += w * v.z;
-      acc.w += w * v.w;
-    }
-  }
-  if (g > 0) s_part[(g - 1) * 128 + tid % 128] = acc;
-  __syncthreads();
-  if (g == 0) {
-    for (int j = 1; j < groups; ++j) {
-      const float4 o = s_part[(j - 1) * 128 + tid];
-      acc.x += o.x;
-      acc.y += o.y;
-      acc.z += o.z;
-      acc.w += o.w;
-    }
-    *reinterpret_cast<float4*>(out + bh * kDl + d) = acc;
-  }
-}
-
 // ---------------------------------------------------------------------------- launch plan
 struct Plan {
   MlaKernelChoice k;
@@ -548,7 +438,12 @@ Plan make_plan(const MlaDeviceArgs& a, const MlaKernelChoice* forced) {
     pl.k = *forced;
   } else {
     pl.k.head_groups = a.heads <= 16 ? 1 : 2;
-    pl.k.block_n = a.heads <= 16 ? 32 : 64;
+    // 16 heads: 64-position tiles where the batch alone leaves SMs idle (the split cases:
+    // measured bs4 kv1024 19.4 vs 26.0 us, H16 B64 S8192 171 vs 188, H16 B1 S65536 74 vs 113),
+    // 32 where one wave of (b, head tile) blocks already fills the chip (bs256 593 vs 623) and
+    // for fp8, whose conversion pass is slower over 64 positions (bs64 kv8192 186 vs 236).
+    const bool fills = a.batch * ((a.heads + 15) / 16) >= device_multiprocessors();
+    pl.k.block_n = a.heads > 16 ? 64 : (a.dt != attn::DType::kFp8 && !fills ? 64 : 32);
     pl.k.stages = 2;
     pl.k.splits = 0;
   }
@@ -562,7 +457,7 @@ Plan make_plan(const MlaDeviceArgs& a, const MlaKernelChoice* forced) {
     const std::int64_t base = a.batch * pl.head_tiles;
     double best = 1e300;
     splits = 1;
-    const std::int64_t max_splits = std::min<std::int64_t>(blocks, kCombineMaxSplits);
+    const std::int64_t max_splits = std::min<std::int64_t>(blocks, kMlaCombineMaxSplits);
     for (std::int64_t s = 1; s <= max_splits; ++s) {
       const std::int64_t waves = (base * s + slots - 1) / slots;
       const std::int64_t per_cta = (blocks + s - 1) / s;
@@ -573,10 +468,14 @@ Plan make_plan(const MlaDeviceArgs& a, const MlaKernelChoice* forced) {
       }
     }
   }
-  splits = std::max(1, std::min(splits, kCombineMaxSplits));
+  splits = std::max(1, std::min(splits, kMlaCombineMaxSplits));
   const std::int64_t per = (blocks + splits - 1) / splits;
   pl.split_len = per * pl.k.block_n;
   pl.k.splits = static_cast<int>((blocks + per - 1) / per);  // no split left empty by rounding
+  // The parallel combine pays off with many splits (H200: bs4 kv1024 16 splits 18.4 vs 19.6 us,
+  // H16 B1 S65536 128 splits 47.5 vs 73.6); with a few the serial walk is cheaper (H16 B64
+  // S8192 2 splits 172.2 vs 185.7, bs64 kv8192 fp8 4 splits 185.6 vs 194.0).
+  if (!forced) pl.k.combine = pl.k.splits >= 8 ? 2 : 1;
   return pl;
 }
 
@@ -623,16 +522,8 @@ void launch_with_plan(const MlaDeviceArgs& a, const Plan& pl) {
   fn<<<dim3(static_cast<unsigned>(ctas)), dim3(threads), smem, stream>>>(p);
   HIP_CHECK_LAUNCH();
   if (pl.k.splits > 1) {
-    const dim3 grid(static_cast<unsigned>(a.batch * a.heads));
-    if (pl.k.combine == 1) {
-      mla_combine_serial_kernel<<<grid, dim3(kDl / 4), 0, stream>>>(p.part_acc, p.part_state,
-                                                                     a.out, pl.k.splits);
-    } else {
-      const int groups = std::min(kCombineMaxGroups, pl.k.splits);
-      mla_combine_kernel<<<grid, dim3(128 * groups), 0, stream>>>(p.part_acc, p.part_state,
-                                                                   a.out, pl.k.splits);
-    }
-    HIP_CHECK_LAUNCH();
+    launch_mla_combine(pl.k.combine, p.part_acc, p.part_state, a.out, pl.k.splits,
+                       a.batch * a.heads, stream);
   }
 }
 

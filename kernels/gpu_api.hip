@@ -155,6 +155,7 @@ void gpu_decode_grouped(const attn::GroupedDecodeShape& s, const float* q, const
   DeviceBuffer dq(hq.size()), dk(hk.size()), dv(hv.size()), dout(no * sizeof(float));
   DeviceBuffer dlens(lens32.size() * sizeof(std::int32_t));
   DeviceBuffer work(grouped_workspace_bytes(a));
+  if (work.bytes() > 0) HIP_CHECK(hipMemset(work.get(), 0, work.bytes()));  // counters start at 0
   HIP_CHECK(hipMemcpy(dq.get(), hq.data(), hq.size(), hipMemcpyHostToDevice));
   HIP_CHECK(hipMemcpy(dk.get(), hk.data(), hk.size(), hipMemcpyHostToDevice));
   HIP_CHECK(hipMemcpy(dv.get(), hv.data(), hv.size(), hipMemcpyHostToDevice));

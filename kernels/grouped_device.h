@@ -2,8 +2,10 @@
 // decode_grouped_mma.hip: v3): the launch parameters, storage conversions, the key range of a
 // split and the result write. Include only from .hip files, after kernels/hip_compat.h.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
+#include "kernels/grouped_launch.h"
 #include "kernels/hip_compat.h"
 
 namespace kern {
@@ -97,6 +99,8 @@ struct Params {
   int splits, slices;    // KV splits; head slices per kv head
   float q_mult;          // scale * k_scale * log2(e), folded into q
   float v_scale;         // fp8 value scale (1 otherwise)
+  unsigned* counters;    // [B, Hkv, slices] finished splits (fused combine); 0 between launches
+  int fused;             // 1: the last block of each (b, kv head, slice) does the combine
 };
 
 // Key range [start, end) of block `split` of sequence b.
@@ -127,6 +131,94 @@ __device__ __forceinline__ void write_result(const Params& p, int split, int b, 
   }
 }
 
+// Fused split-KV combine. Called by every block of a split launch after it wrote its partials
+// for heads [h0, h0 + nh) of sequence b; the last of the p.splits blocks of the same (b, kv
+// head, slice) -- `group` -- merges all splits into out, so no second kernel (and no launch gap)
+// is needed. Pattern of CUDA's threadFenceReduction sample: each thread fences its partial
+// writes, one thread counts the block in with an atomic, the block that counts last reads the
+// others' partials (it never read those addresses before, so no stale cached line exists) and
+// resets the counter for the next launch. scratch: >= nh * p.splits floats of shared memory
+// (the caller's, free by then). out = sum_s w_s acc_s with w_s = exp(m_s - M) / sum exp(m_s - M)
+// l_s: the same merge as attn::SoftmaxState::merge, done for all splits at once.
+__device__ __forceinline__ void combine_if_last(const Params& p, int b, int group, int h0,
+                                                int nh, float* scratch) {
+  __shared__ int last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const unsigned prev = atomicAdd(p.counters + group, 1u);
+    last = prev + 1 == static_cast<unsigned>(p.splits);
+    if (last) p.counters[group] = 0u;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  const int lane = static_cast<int>(threadIdx.x) % kWarp;
+  const int warp = static_cast<int>(threadIdx.x) / kWarp;
+  const int warps = static_cast<int>(blockDim.x) / kWarp;
+  const long long rows = static_cast<long long>(p.batch) * p.hq;
+  const long long row0 = static_cast<long long>(b) * p.hq + h0;
+  for (int r = warp; r < nh; r += warps) {
+    const float2* st = p.part_state + row0 + r;
+    if (p.splits <= kWarp) {  // one state per lane: a single round trip
+      const float2 x = lane < p.splits ? st[lane * rows] : make_float2(-INFINITY, 0.0f);
+      const float m = warp_max(x.y > 0.0f ? x.x : -INFINITY);
+      const float e = x.y > 0.0f ? expf(x.x - m) : 0.0f;
+      const float l = warp_sum(x.y * e);
+      if (lane < p.splits) scratch[r * p.splits + lane] = l > 0.0f ? e / l : 0.0f;
+      continue;
+    }
+    float m = -INFINITY;
+    for (int s = lane; s < p.splits; s += kWarp)
+      if (st[s * rows].y > 0.0f) m = fmaxf(m, st[s * rows].x);
+    m = warp_max(m);
+    float l = 0.0f;
+    for (int s = lane; s < p.splits; s += kWarp) {
+      const float2 x = st[s * rows];
+      const float e = x.y > 0.0f ? expf(x.x - m) : 0.0f;
+      scratch[r * p.splits + s] = e;
+      l += x.y * e;
+    }
+    l = warp_sum(l);
+    const float inv = l > 0.0f ? 1.0f / l : 0.0f;
+    for (int s = lane; s < p.splits; s += kWarp) scratch[r * p.splits + s] *= inv;
+  }
+  __syncthreads();
+  // Output: 4 consecutive dv of one row per thread (Dv % 4 == 0, as v3 has), the splits'
+  // loads 16 at a time, all independent: one L2 round trip per 16 splits, not one per split.
+  const int quads = p.dv / 4;
+  const long long step = rows * p.dv;
+  for (int idx = static_cast<int>(threadIdx.x); idx < nh * quads; idx += static_cast<int>(blockDim.x)) {
+    const int r = idx / quads, dd = 4 * (idx % quads);
+    const float* w = scratch + r * p.splits;
+    const float* pa = p.part_acc + (row0 + r) * p.dv + dd;
+    float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    constexpr int kAhead = 16;
+    for (int s0 = 0; s0 < p.splits; s0 += kAhead) {
+      float4 x[kAhead];
+#pragma unroll
+      for (int i = 0; i < kAhead; ++i)
+        x[i] = s0 + i < p.splits ? *reinterpret_cast<const float4*>(pa + (s0 + i) * step)
+                                 : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+      for (int i = 0; i < kAhead; ++i) {
+        const float wi = s0 + i < p.splits ? w[s0 + i] : 0.0f;
+        acc.x += wi * x[i].x;
+        acc.y += wi * x[i].y;
+        acc.z += wi * x[i].z;
+        acc.w += wi * x[i].w;
+      }
+    }
+    *reinterpret_cast<float4*>(p.out + (row0 + r) * p.dv + dd) = acc;
+  }
+}
+
+// Workspace layout (grouped_plan.hip): partial outputs, states, then the fused combine's
+// counters, byte offsets into GroupedDeviceArgs::workspace.
+struct WorkLayout {
+  std::size_t acc = 0, state = 0, counters = 0, total = 0;
+};
+WorkLayout work_layout(const GroupedDeviceArgs& a, const GroupedPlan& plan);
 
 // v3 (NVIDIA mma) launcher, defined in decode_grouped_mma.hip; heads per slice 16.
 constexpr int kMmaSliceHeads = 16;

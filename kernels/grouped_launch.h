@@ -16,7 +16,9 @@ struct GroupedDeviceArgs {
   float v_scale = 1.0f;        // fp8: dequantised value = e4m3 * v_scale (1 otherwise)
   const std::int32_t* lens = nullptr;  // [B] valid positions in 0..S, nullptr = all S
   float* out = nullptr;        // [B, Hq, Dv] float32
-  void* workspace = nullptr;   // split-KV partials, at least grouped_workspace_bytes(...)
+  void* workspace = nullptr;   // split-KV partials, at least grouped_workspace_bytes(...);
+                               // zero-filled before its first launch (the fused combine's
+                               // counters live there; every launch leaves them zero again)
   std::int64_t batch = 0, seq = 0;   // B, S
   int q_heads = 0, kv_heads = 0;     // Hq, Hkv (Hkv divides Hq)
   int head_dim = 0, value_dim = 0;   // D, Dv
@@ -26,6 +28,10 @@ struct GroupedDeviceArgs {
   void* stream = nullptr;      // hipStream_t / cudaStream_t, nullptr = default
   int force_splits = 0;        // > 0: use this many KV splits (tuning); 0 = chosen from shape
                                // (or ATTNLAB_GROUPED_SPLITS from the environment)
+  int combine = 0;             // split combine: 0 = chosen (fused where v3 runs with <= 8 heads
+                               // a slice, measured faster there; separate otherwise), 1 = separate
+                               // kernel, 2 = fused into the main kernel where supported
+                               // (or ATTNLAB_GROUPED_COMBINE from the environment)
 };
 
 // How a launch is laid out (for the bench's notes and the tests).
@@ -39,6 +45,7 @@ struct GroupedPlan {
   int splits = 1;        // KV splits per (b, kv head, slice)
   std::int64_t chunk = 0;  // keys per split
   std::int64_t blocks = 0; // blocks of the main kernel
+  bool fused_combine = false;  // splits > 1 merged by the main kernel's last block per group
 };
 
 GroupedPlan grouped_plan(const GroupedDeviceArgs& a);

@@ -67,7 +67,12 @@ inline Ran run_attnlab(const std::vector<std::string>& args, const TempDir& dir)
     dup2(e, 2);
     dup2(in, 0);
     std::vector<char*> argv;
-    static std::string exe = ATTNLAB_EXE;
+    // ATTNLAB_EXE in the environment overrides the build-time path (tests built here, run on
+    // another machine).
+    static std::string exe = [] {
+      const char* e = std::getenv("ATTNLAB_EXE");
+      return std::string(e && *e ? e : ATTNLAB_EXE);
+    }();
     argv.push_back(exe.data());
     std::vector<std::string> copy = args;
     for (auto& a : copy) argv.push_back(a.data());

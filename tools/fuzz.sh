@@ -3,6 +3,8 @@
 # each for a given time, then prints executions and crashes per target.
 #   tools/fuzz.sh all 15              every target for 15 s (2 at a time: FUZZ_PARALLEL=2)
 #   tools/fuzz.sh fuzz_npy 3600       one target for an hour (or a list: fuzz_npy,fuzz_hf_config)
+#   FUZZ_FORK=4 tools/fuzz.sh all 420  each target as one campaign over 4 worker processes
+#                                      (libFuzzer -fork; executions are the campaign's total)
 # Corpora grow in build-fuzz/fuzz-corpus/TARGET (seeded from assets/ and the NPY writer each
 # run); crashes land in build-fuzz/fuzz-crashes/TARGET/ (reproduce: build-fuzz/tests/fuzz/TARGET FILE).
 # Exit status: 0 when every target ran and none crashed.
@@ -43,12 +45,15 @@ run_one() {  # target -> writes $bdir/fuzz-logs/target.log and target.summary
   local dict=() ; [ -f "tests/fuzz/$name.dict" ] && dict=(-dict="tests/fuzz/$name.dict")
   local before; before=$(find "$crashes" -type f | wc -l)
   local rc=0
+  local fork=() ; [ "${FUZZ_FORK:-0}" -gt 1 ] && fork=(-fork="$FUZZ_FORK")
   ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=0:detect_leaks=1} \
   UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
   nice -n "${FUZZ_NICE:-10}" "$bdir/tests/fuzz/$t" -max_total_time="$secs" -print_final_stats=1 \
     -rss_limit_mb=2048 -malloc_limit_mb=512 -timeout=10 -max_len=65536 \
-    -artifact_prefix="$crashes/" "${dict[@]}" "$corpus" "$bdir/fuzz-seeds/$name" >"$log" 2>&1 || rc=$?
+    -artifact_prefix="$crashes/" "${fork[@]}" "${dict[@]}" "$corpus" "$bdir/fuzz-seeds/$name" >"$log" 2>&1 || rc=$?
   local execs; execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  # Fork mode prints no final stats: its status lines start with the campaign's total, "#N:".
+  [ -z "$execs" ] && execs=$(sed -n 's/^#\([0-9][0-9]*\): .*/\1/p' "$log" | tail -1)
   local after; after=$(find "$crashes" -type f | wc -l)
   local new=$((after - before))
   [ "$rc" -ne 0 ] && [ "$new" -eq 0 ] && new=1

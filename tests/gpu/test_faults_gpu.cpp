@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <cstdlib>
 #include <cstdio>
 #include <string>
 
@@ -72,7 +73,11 @@ TEST_CASE("gpu faults: a case bigger than the card is an error, and the next cas
 TEST_CASE("gpu faults: attnlab bench with a case bigger than the card exits 3 with one line",
           "[gpu][faults][cli]") {
   REQUIRE(kern::query_device().available);
-  const std::string cmd = std::string(ATTNLAB_EXE) +
+  // ATTNLAB_EXE in the environment overrides the build-time path (tests built on one machine
+  // and run on another, e.g. the GPU machine).
+  const char* env_exe = std::getenv("ATTNLAB_EXE");
+  const std::string exe = env_exe && *env_exe ? env_exe : ATTNLAB_EXE;
+  const std::string cmd = exe +
                           " bench --device gpu --variant gqa --batch 256 --seq 1048576"
                           " --q-heads 32 --kv-heads 8 --head-dim 128 --dtype bf16"
                           " 2>&1 >/dev/null";

@@ -1,0 +1,122 @@
+// Host side of the grouped decode: argument checks, the plan (kernel version, head slices, KV
+// splits, the combine) and the workspace layout. The kernels and their launch are in
+// decode_grouped.hip (v1, v2, combine) and decode_grouped_mma.hip (v3).
+#include "kernels/hip_compat.h"
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "attention/error.h"
+#include "kernels/gpu_check.h"
+#include "kernels/grouped_device.h"
+#include "kernels/grouped_launch.h"
+
+namespace kern {
+namespace {
+
+using namespace gdev;
+
+bool tiled_dims(int d, int dv) { return d == dv && (d == 64 || d == 128 || d == 256); }
+
+int tile_keys(attn::DType dt, int d) {
+  const int elem_bytes = dt == attn::DType::kFp8 ? 1 : 2;
+  return kTileBytes / (2 * d * elem_bytes);
+}
+
+int slice_heads_for(int g) {
+  int gs = 1;
+  while (gs < g && gs < 32) gs *= 2;
+  return gs;
+}
+
+void check_args(const GroupedDeviceArgs& a) {
+  auto bad = [](const std::string& m) { throw attn::DeviceError("grouped decode: " + m); };
+  if (a.batch < 1 || a.seq < 1) bad("B and S must be >= 1");
+  if (a.batch > 65535) bad("B must be <= 65535 (grid limit), found " + std::to_string(a.batch));
+  if (a.q_heads < 1 || a.kv_heads < 1 || a.q_heads % a.kv_heads != 0)
+    bad("Hkv must divide Hq (Hq " + std::to_string(a.q_heads) + ", Hkv " +
+        std::to_string(a.kv_heads) + ")");
+  if (a.head_dim < 1 || a.value_dim < 1) bad("D and Dv must be >= 1");
+  if (a.value_dim > kGenericDvPerThread * kThreads && !tiled_dims(a.head_dim, a.value_dim))
+    bad("Dv must be <= " + std::to_string(kGenericDvPerThread * kThreads));
+  if (a.window < 0) bad("W must be >= 0");
+  if (a.dt != attn::DType::kBf16 && a.dt != attn::DType::kFp16 && a.dt != attn::DType::kFp8)
+    bad("dtype must be bf16, fp16 or fp8, found " + std::string(attn::dtype_name(a.dt)));
+  if (!(a.scale > 0.0f) && !(a.scale < 0.0f)) bad("scale must be resolved (non-zero)");
+}
+
+}  // namespace
+
+namespace gdev {
+WorkLayout work_layout(const GroupedDeviceArgs& a, const GroupedPlan& plan) {
+  WorkLayout w;
+  if (plan.splits <= 1) return w;
+  const std::size_t rows = static_cast<std::size_t>(plan.splits) * a.batch * a.q_heads;
+  const auto up = [](std::size_t x) { return (x + 255) / 256 * 256; };
+  w.acc = 0;
+  w.state = up(rows * a.value_dim * sizeof(float));
+  w.counters = w.state + up(rows * 2 * sizeof(float));
+  w.total = w.counters + static_cast<std::size_t>(a.batch) * a.kv_heads * plan.slices * sizeof(unsigned);
+  return w;
+}
+}  // namespace gdev
+
+GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
+  check_args(a);
+  GroupedPlan plan;
+  const int g = a.q_heads / a.kv_heads;
+  int cap = 3;
+  if (const char* e = std::getenv("ATTNLAB_GROUPED_VERSION")) cap = std::clamp(std::atoi(e), 1, 3);
+  const bool half = a.dt == attn::DType::kBf16 || a.dt == attn::DType::kFp16;
+  if (cap >= 3 && mma_supported(a.head_dim, a.value_dim, half)) plan.version = 3;
+  else if (cap >= 2 && tiled_dims(a.head_dim, a.value_dim)) plan.version = 2;
+  else plan.version = 1;
+  plan.fast = plan.version >= 2;
+  plan.slice_heads = plan.version == 3 ? kMmaSliceHeads : plan.version == 2 ? slice_heads_for(g) : 1;
+  plan.slices = (g + plan.slice_heads - 1) / plan.slice_heads;
+  const std::int64_t keys = a.window > 0 ? std::min<std::int64_t>(a.seq, a.window) : a.seq;
+  const std::int64_t tile = plan.version == 3 ? kMmaBlockKeys
+                            : plan.version == 2 ? tile_keys(a.dt, a.head_dim)
+                                                : kGenericKeys;
+  // v3: >= 256 keys a split (measured on the H200, GQA B1 S4096 with the fused combine: 8
+  // splits 21.3 us, 16 splits 17.9, 32 splits 19.6).
+  const std::int64_t min_chunk = plan.version == 3 ? 256 : std::max<std::int64_t>(128, 2 * tile);
+  const std::int64_t base = a.batch * a.kv_heads * plan.slices;
+  int force = a.force_splits;
+  if (force <= 0)
+    if (const char* e = std::getenv("ATTNLAB_GROUPED_SPLITS")) force = std::atoi(e);
+  std::int64_t splits = force > 0 ? force : 1;
+  if (force <= 0) {
+    // v3 keeps 2 blocks (8 warps) per SM resident, v1/v2 ~4 blocks. v3 takes the most splits
+    // that still fit one wave (rounding up made MHA B1 S131072 288 blocks for 264 slots: two
+    // waves, 702 us); v1/v2 keep the rounding up they were measured with.
+    const std::int64_t per_sm = plan.version == 3 ? 2 : 4;
+    const std::int64_t target = per_sm * device_multiprocessors();
+    const std::int64_t max_splits = std::max<std::int64_t>(1, (keys + min_chunk - 1) / min_chunk);
+    const std::int64_t want = plan.version == 3 ? target / base : (target + base - 1) / base;
+    splits = std::min(max_splits, std::max<std::int64_t>(1, want));
+  }
+  std::int64_t chunk = (keys + splits - 1) / splits;
+  chunk = (chunk + tile - 1) / tile * tile;
+  splits = (keys + chunk - 1) / chunk;
+  plan.splits = static_cast<int>(splits);
+  plan.chunk = chunk;
+  plan.blocks = base * splits;
+  int combine = a.combine;
+  if (combine <= 0)
+    if (const char* e = std::getenv("ATTNLAB_GROUPED_COMBINE")) combine = std::atoi(e);
+  // v3's shared memory holds the weights: 16 heads x splits floats in 4 x 16 x D. Chosen for
+  // slices of <= 8 heads (GQA B1 S4096, 4 heads: 17.9 vs 18.6 us separate); with 16 heads the
+  // last block's tail costs more than the second kernel (MQA B16 S4096: 34.5 vs 31.5 us).
+  const int slice_rows = std::min(g, plan.slice_heads);
+  const bool fuse = combine == 2 || (combine <= 0 && slice_rows <= 8);
+  plan.fused_combine = plan.splits > 1 && plan.version == 3 && fuse &&
+                       plan.splits <= 4 * a.head_dim;
+  return plan;
+}
+
+std::size_t grouped_workspace_bytes(const GroupedDeviceArgs& a) {
+  return work_layout(a, grouped_plan(a)).total;
+}
+
+}  // namespace kern

@@ -1,0 +1,20 @@
+// The MLA split-KV combine (mla_combine.hip), launched by decode_mla.hip. Include only from
+// .hip files, after kernels/hip_compat.h.
+#pragma once
+#include <cstdint>
+
+#include "kernels/hip_compat.h"
+
+namespace kern {
+
+constexpr int kMlaLatentDim = 512;         // Dl, the value width the kernels are built for
+constexpr int kMlaCombineMaxSplits = 256;  // most KV splits one combine merges
+
+// version 1: serial walk over the splits (SoftmaxState::merge), one 128-thread block per row;
+// 2: the states merged in parallel, then independent weighted loads (up to 4 x 128 threads).
+// part_acc [rows, splits, Dl], part_state [rows, splits] {max, sum}, out [rows, Dl]. Launches
+// on `stream`; throws attn::DeviceError on a launch error or rows / splits out of range.
+void launch_mla_combine(int version, const float* part_acc, const float2* part_state,
+                        float* out, int splits, std::int64_t rows, hipStream_t stream);
+
+}  // namespace kern

@@ -1,0 +1,151 @@
+// Split-KV combine of the MLA decode (decode_mla.hip): merges the splits' partial outputs
+// [B * H, splits, Dl] and softmax states [B * H, splits] {max, sum} into out [B * H, Dl].
+// The runtime first: attention/softmax_state.h needs __host__/__device__ defined (HIP).
+#include "kernels/hip_compat.h"
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "attention/error.h"
+#include "attention/softmax_state.h"
+#include "kernels/gpu_check.h"
+#include "kernels/matrix_ops.h"
+#include "kernels/mla_combine.h"
+
+namespace kern {
+namespace {
+
+constexpr int kDl = kMlaLatentDim;
+
+// v1 combine: out[b, h] = merge over splits (SoftmaxState::merge), one CTA of 128 threads per
+// (b, h), 4 output dims per thread, the splits walked in order (two dependent loads each).
+__global__ void mla_combine_serial_kernel(const float* part_acc, const float2* part_state,
+                                          float* out, int splits) {
+  const std::int64_t bh = blockIdx.x;
+  const int d = threadIdx.x * 4;
+  attn::SoftmaxState<float> run;
+  float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+  for (int s = 0; s < splits; ++s) {
+    const float2 st = part_state[bh * splits + s];
+    attn::SoftmaxState<float> cur;
+    cur.max = st.x;
+    cur.sum = st.y;
+    if (cur.empty()) continue;  // its partial output was never written
+    float sa, sb;
+    run = attn::SoftmaxState<float>::merge(run, cur, &sa, &sb);
+    const float4 v = *reinterpret_cast<const float4*>(part_acc + (bh * splits + s) * kDl + d);
+    acc.x = acc.x * sa + v.x * sb;
+    acc.y = acc.y * sa + v.y * sb;
+    acc.z = acc.z * sa + v.z * sb;
+    acc.w = acc.w * sa + v.w * sb;
+  }
+  const float inv = run.inv_sum();
+  *reinterpret_cast<float4*>(out + bh * kDl + d) =
+      make_float4(acc.x * inv, acc.y * inv, acc.z * inv, acc.w * inv);
+}
+
+// v2 combine: one CTA of 128 * G threads per (b, h). (1) All split states are merged with
+// SoftmaxState::merge, in parallel and then across lanes and warps (merge is associative), into
+// the total (M, L). (2) Each split's weight exp(m_s - M) / L is what the merges scaled its
+// partial by, normalised; 0 for an empty split. (3) Thread group g (128 threads, 4 dims each)
+// sums w_s * partial_s over the splits s = g mod G with independent loads, and the G group sums
+// are added through shared memory.
+constexpr int kCombineMaxGroups = 4;
+
+__device__ __forceinline__ attn::SoftmaxState<float> merge_states(attn::SoftmaxState<float> a,
+                                                                  attn::SoftmaxState<float> b) {
+  float sa, sb;
+  return attn::SoftmaxState<float>::merge(a, b, &sa, &sb);
+}
+
+__global__ void __launch_bounds__(128 * kCombineMaxGroups)
+    mla_combine_kernel(const float* part_acc, const float2* part_state, float* out, int splits) {
+  __shared__ float s_w[kMlaCombineMaxSplits];
+  __shared__ float s_max[128 * kCombineMaxGroups / 32], s_sum[128 * kCombineMaxGroups / 32];
+  __shared__ float4 s_part[(kCombineMaxGroups - 1) * 128];
+  const std::int64_t bh = blockIdx.x;
+  const int tid = threadIdx.x, nthreads = blockDim.x;
+  const int lane = tid % mo::kWarp, warp = tid / mo::kWarp, nwarps = nthreads / mo::kWarp;
+  const float2* st = part_state + bh * splits;
+
+  attn::SoftmaxState<float> tot;
+  for (int s = tid; s < splits; s += nthreads) {
+    attn::SoftmaxState<float> c;
+    c.max = st[s].x;
+    c.sum = st[s].y;
+    tot = merge_states(tot, c);
+  }
+#pragma unroll
+  for (int off = mo::kWarp / 2; off > 0; off /= 2) {
+    attn::SoftmaxState<float> o;
+    o.max = ATTNLAB_SHFL_XOR(tot.max, off, mo::kWarp);
+    o.sum = ATTNLAB_SHFL_XOR(tot.sum, off, mo::kWarp);
+    tot = merge_states(tot, o);
+  }
+  if (lane == 0) {
+    s_max[warp] = tot.max;
+    s_sum[warp] = tot.sum;
+  }
+  __syncthreads();
+  tot = attn::SoftmaxState<float>();
+  for (int w = 0; w < nwarps; ++w) {  // every thread, the same order: identical totals
+    attn::SoftmaxState<float> o;
+    o.max = s_max[w];
+    o.sum = s_sum[w];
+    tot = merge_states(tot, o);
+  }
+  const float inv = tot.inv_sum();
+  for (int s = tid; s < splits; s += nthreads)
+    s_w[s] = st[s].y > 0.f ? ::expf(st[s].x - tot.max) * inv : 0.f;
+  __syncthreads();
+
+  const int groups = nthreads / 128, g = tid / 128, d = (tid % 128) * 4;
+  const float* part = part_acc + bh * splits * kDl + d;
+  float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll 4
+  for (int s = g; s < splits; s += groups) {
+    const float4 v = *reinterpret_cast<const float4*>(part + std::int64_t(s) * kDl);
+    const float w = s_w[s];
+    if (w != 0.f) {  // an empty split's partial was never written: never touch its value
+      acc.x += w * v.x;
+      acc.y += w * v.y;
+      acc.z += w * v.z;
+      acc.w += w * v.w;
+    }
+  }
+  if (g > 0) s_part[(g - 1) * 128 + tid % 128] = acc;
+  __syncthreads();
+  if (g == 0) {
+    for (int j = 1; j < groups; ++j) {
+      const float4 o = s_part[(j - 1) * 128 + tid];
+      acc.x += o.x;
+      acc.y += o.y;
+      acc.z += o.z;
+      acc.w += o.w;
+    }
+    *reinterpret_cast<float4*>(out + bh * kDl + d) = acc;
+  }
+}
+
+}  // namespace
+
+void launch_mla_combine(int version, const float* part_acc, const float2* part_state,
+                        float* out, int splits, std::int64_t rows, hipStream_t stream) {
+  if (rows < 1 || rows > std::numeric_limits<int>::max() || splits < 2 ||
+      splits > kMlaCombineMaxSplits)
+    throw attn::DeviceError("MLA combine: " + std::to_string(rows) + " rows, " +
+                            std::to_string(splits) + " splits out of range");
+  const dim3 grid(static_cast<unsigned>(rows));
+  if (version == 1) {
+    mla_combine_serial_kernel<<<grid, dim3(kDl / 4), 0, stream>>>(part_acc, part_state, out,
+                                                                   splits);
+  } else {
+    const int groups = std::min(kCombineMaxGroups, splits);
+    mla_combine_kernel<<<grid, dim3(128 * groups), 0, stream>>>(part_acc, part_state, out,
+                                                                 splits);
+  }
+  HIP_CHECK_LAUNCH();
+}
+
+}  // namespace kern
