@@ -13,6 +13,16 @@
 #                       back, the worst case for the CPU). LP_NUM_THREADS is passed through.
 # The load of the machine is printed before and after: on a shared machine other work (a
 # compile) shows up as slow frames that are not the explorer's.
+#
+# What was found with it (2 cores, Xvfb + llvmpipe, 1600x1000, every panel; details in the
+# commit messages): the UI thread builds a frame in ~0.4 ms; the rest is Mesa (~2 ms queueing
+# the draw, ~10 ms rasterising and copying to the X server in SDL_GL_SwapWindow). The 137 ms
+# "spike" of earlier runs was the screenshot frame itself (glReadPixels + PNG write), now
+# reported apart. CPU benchmark threads run at SCHED_IDLE + nice 19 (app/job_runner.cpp), so
+# llvmpipe's threads always get the cores first.
+# LP_NUM_THREADS: leave it unset. llvmpipe then rasterises on one thread per core; with
+# LP_NUM_THREADS=1 the idle median went from 12.6 ms to 20.9 ms here. A benchmark at idle
+# priority does not need fewer rasteriser threads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exe=${1:-build/attnlab}
