@@ -451,7 +451,10 @@ void launch_tiled_gs(int gs, const Params& p, dim3 grid, hipStream_t stream) {
 
 template <class Kv>
 void launch_kernels(const GroupedPlan& plan, const Params& p, hipStream_t stream) {
-  if (plan.version == 3) {
+  if (plan.version == 4) {
+    launch_grouped_pipe(p, std::is_same<Kv, Fp16Kv>::value, plan.splits, plan.stages,
+                        plan.mtiles, stream);
+  } else if (plan.version == 3) {
     launch_grouped_mma(p, std::is_same<Kv, Fp16Kv>::value, plan.splits, stream);
   } else if (plan.fast) {
     const dim3 grid(static_cast<unsigned>(plan.splits),

@@ -1,5 +1,5 @@
 // Device-side pieces shared by the grouped decode kernels (decode_grouped.hip: v1, v2, combine;
-// decode_grouped_mma.hip: v3): the launch parameters, storage conversions, the key range of a
+// decode_grouped_mma.hip: v3; decode_grouped_pipe.hip: v4): the launch parameters, storage conversions, the key range of a
 // split and the result write. Include only from .hip files, after kernels/hip_compat.h.
 #pragma once
 #include <cstddef>
@@ -225,6 +225,13 @@ constexpr int kMmaSliceHeads = 16;
 constexpr int kMmaBlockKeys = 64;  // 4 warps x 16 keys
 bool mma_supported(int d, int dv, bool fp16_or_bf16);
 void launch_grouped_mma(const Params& p, bool fp16, int splits, hipStream_t stream);
+
+// v4 (NVIDIA mma fed by a per-warp cp.async pipeline), decode_grouped_pipe.hip: 16 x mtiles
+// heads a slice (mtiles 1 or 2), `stages` 16-key blocks of shared memory per warp (2-4).
+bool pipe_supported(int d, int dv, bool fp16_or_bf16);
+int pipe_blocks_per_sm(bool fp16, int d, int stages, int mtiles);  // resident blocks an SM
+void launch_grouped_pipe(const Params& p, bool fp16, int splits, int stages, int mtiles,
+                         hipStream_t stream);
 
 }  // namespace gdev
 }  // namespace kern

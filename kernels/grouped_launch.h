@@ -28,7 +28,7 @@ struct GroupedDeviceArgs {
   void* stream = nullptr;      // hipStream_t / cudaStream_t, nullptr = default
   int force_splits = 0;        // > 0: use this many KV splits (tuning); 0 = chosen from shape
                                // (or ATTNLAB_GROUPED_SPLITS from the environment)
-  int combine = 0;             // split combine: 0 = chosen (fused where v3 runs with <= 8 heads
+  int combine = 0;             // split combine: 0 = chosen (fused where v3/v4 run with <= 8 heads
                                // a slice, measured faster there; separate otherwise), 1 = separate
                                // kernel, 2 = fused into the main kernel where supported
                                // (or ATTNLAB_GROUPED_COMBINE from the environment)
@@ -36,9 +36,12 @@ struct GroupedDeviceArgs {
 
 // How a launch is laid out (for the bench's notes and the tests).
 struct GroupedPlan {
-  int version = 1;       // 3: mma (NVIDIA, bf16/fp16, D = Dv in {64, 128}); 2: tiled
-                         // (D = Dv in {64, 128, 256}); 1: generic. ATTNLAB_GROUPED_VERSION
-                         // (environment, 1-3) caps it, for comparisons.
+  int version = 1;       // 4: mma + cp.async pipeline, 3: mma with register prefetch (both
+                         // NVIDIA, bf16/fp16, D = Dv in {64, 128}); 2: tiled (D = Dv in
+                         // {64, 128, 256}); 1: generic. ATTNLAB_GROUPED_VERSION (environment,
+                         // 1-4) caps it, for comparisons.
+  int stages = 0;        // v4: 16-key shared-memory stages per warp (2-4; ATTNLAB_GROUPED_STAGES)
+  int mtiles = 1;        // v4: 16-head m-tiles per warp (slice_heads = 16 x mtiles)
   bool fast = false;     // version >= 2
   int slices = 1;        // head slices per kv head (G > 32 is cut into slices of <= 32)
   int slice_heads = 1;   // GS, heads per slice the kernel is compiled for

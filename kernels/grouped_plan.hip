@@ -65,35 +65,59 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   check_args(a);
   GroupedPlan plan;
   const int g = a.q_heads / a.kv_heads;
-  int cap = 3;
-  if (const char* e = std::getenv("ATTNLAB_GROUPED_VERSION")) cap = std::clamp(std::atoi(e), 1, 3);
+  int cap = 4;
+  if (const char* e = std::getenv("ATTNLAB_GROUPED_VERSION")) cap = std::clamp(std::atoi(e), 1, 4);
   const bool half = a.dt == attn::DType::kBf16 || a.dt == attn::DType::kFp16;
-  if (cap >= 3 && mma_supported(a.head_dim, a.value_dim, half)) plan.version = 3;
+  const bool fp16 = a.dt == attn::DType::kFp16;
+  if (cap >= 4 && pipe_supported(a.head_dim, a.value_dim, half)) plan.version = 4;
+  else if (cap >= 3 && mma_supported(a.head_dim, a.value_dim, half)) plan.version = 3;
   else if (cap >= 2 && tiled_dims(a.head_dim, a.value_dim)) plan.version = 2;
   else plan.version = 1;
   plan.fast = plan.version >= 2;
-  plan.slice_heads = plan.version == 3 ? kMmaSliceHeads : plan.version == 2 ? slice_heads_for(g) : 1;
+  const bool matrix = plan.version >= 3;
+  // v4: two m-tiles (32 heads a warp) once a kv head has more than 16 query heads, so that
+  // MQA's 32 heads read each K/V tile once.
+  plan.mtiles = plan.version == 4 && g > kMmaSliceHeads ? 2 : 1;
+  plan.slice_heads = matrix ? kMmaSliceHeads * plan.mtiles
+                            : plan.version == 2 ? slice_heads_for(g) : 1;
   plan.slices = (g + plan.slice_heads - 1) / plan.slice_heads;
   const std::int64_t keys = a.window > 0 ? std::min<std::int64_t>(a.seq, a.window) : a.seq;
-  const std::int64_t tile = plan.version == 3 ? kMmaBlockKeys
+  const std::int64_t tile = matrix ? kMmaBlockKeys
                             : plan.version == 2 ? tile_keys(a.dt, a.head_dim)
                                                 : kGenericKeys;
-  // v3: >= 256 keys a split (measured on the H200, GQA B1 S4096 with the fused combine: 8
-  // splits 21.3 us, 16 splits 17.9, 32 splits 19.6).
-  const std::int64_t min_chunk = plan.version == 3 ? 256 : std::max<std::int64_t>(128, 2 * tile);
+  // v3/v4: >= 256 keys a split (measured on the H200 with v3, GQA B1 S4096 with the fused
+  // combine: 8 splits 21.3 us, 16 splits 17.9, 32 splits 19.6).
+  const std::int64_t min_chunk = matrix ? 256 : std::max<std::int64_t>(128, 2 * tile);
   const std::int64_t base = a.batch * a.kv_heads * plan.slices;
+  const std::int64_t max_splits = std::max<std::int64_t>(1, (keys + min_chunk - 1) / min_chunk);
   int force = a.force_splits;
   if (force <= 0)
     if (const char* e = std::getenv("ATTNLAB_GROUPED_SPLITS")) force = std::atoi(e);
+  if (plan.version == 4) {
+    // Stages: 4 (three blocks in flight a warp, 1 block an SM) where a warp has few blocks to
+    // walk, since those shapes wait on latency; 2 (3 blocks an SM) for long walks.
+    int stages = 0;
+    if (const char* e = std::getenv("ATTNLAB_GROUPED_STAGES")) stages = std::clamp(std::atoi(e), 2, 4);
+    if (stages == 0) {
+      const std::int64_t slots2 =
+          pipe_blocks_per_sm(fp16, a.head_dim, 2, plan.mtiles) * std::int64_t(device_multiprocessors());
+      const std::int64_t s2 = std::min(max_splits, std::max<std::int64_t>(1, slots2 / base));
+      const std::int64_t walk = (keys + s2 - 1) / s2 / kMmaBlockKeys;  // 16-key steps a warp
+      stages = walk <= 8 ? 4 : 2;
+    }
+    plan.stages = stages;
+  }
   std::int64_t splits = force > 0 ? force : 1;
   if (force <= 0) {
-    // v3 keeps 2 blocks (8 warps) per SM resident, v1/v2 ~4 blocks. v3 takes the most splits
-    // that still fit one wave (rounding up made MHA B1 S131072 288 blocks for 264 slots: two
-    // waves, 702 us); v1/v2 keep the rounding up they were measured with.
-    const std::int64_t per_sm = plan.version == 3 ? 2 : 4;
+    // v3 keeps 2 blocks (8 warps) per SM resident, v4 what its occupancy query says, v1/v2
+    // ~4 blocks. v3/v4 take the most splits that still fit one wave (rounding up made MHA B1
+    // S131072 288 blocks for 264 slots: two waves, 702 us); v1/v2 keep the rounding up they
+    // were measured with.
+    const std::int64_t per_sm =
+        plan.version == 4 ? pipe_blocks_per_sm(fp16, a.head_dim, plan.stages, plan.mtiles)
+        : plan.version == 3 ? 2 : 4;
     const std::int64_t target = per_sm * device_multiprocessors();
-    const std::int64_t max_splits = std::max<std::int64_t>(1, (keys + min_chunk - 1) / min_chunk);
-    const std::int64_t want = plan.version == 3 ? target / base : (target + base - 1) / base;
+    const std::int64_t want = matrix ? target / base : (target + base - 1) / base;
     splits = std::min(max_splits, std::max<std::int64_t>(1, want));
   }
   std::int64_t chunk = (keys + splits - 1) / splits;
@@ -105,13 +129,16 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   int combine = a.combine;
   if (combine <= 0)
     if (const char* e = std::getenv("ATTNLAB_GROUPED_COMBINE")) combine = std::atoi(e);
-  // v3's shared memory holds the weights: 16 heads x splits floats in 4 x 16 x D. Chosen for
-  // slices of <= 8 heads (GQA B1 S4096, 4 heads: 17.9 vs 18.6 us separate); with 16 heads the
-  // last block's tail costs more than the second kernel (MQA B16 S4096: 34.5 vs 31.5 us).
+  // The kernel's shared memory holds the weights, slice_heads x splits floats: v3 has 4 x 16 x D
+  // floats, v4 at least 256 (D + 8) bytes (2 stages). Chosen for slices of <= 8 heads (GQA B1
+  // S4096, 4 heads: 17.9 vs 18.6 us separate, v3); with 16 heads the last block's tail costs
+  // more than the second kernel (MQA B16 S4096: 34.5 vs 31.5 us, v3).
   const int slice_rows = std::min(g, plan.slice_heads);
   const bool fuse = combine == 2 || (combine <= 0 && slice_rows <= 8);
-  plan.fused_combine = plan.splits > 1 && plan.version == 3 && fuse &&
-                       plan.splits <= 4 * a.head_dim;
+  const std::int64_t weights = std::int64_t(plan.slice_heads) * plan.splits * 4;
+  const bool fits = plan.version == 3 ? plan.splits <= 4 * a.head_dim
+                                      : weights <= 256 * std::int64_t(a.head_dim + 8);
+  plan.fused_combine = plan.splits > 1 && matrix && fuse && fits;
   return plan;
 }
 

@@ -128,9 +128,10 @@ TEST_CASE("gpu grouped decode matches the float64 reference on awkward shapes", 
       {2, 54, 4, 2, 128, 64, 16, true},      // generic kernel: D != Dv
   };
   const std::uint64_t seed = 0x5eed0003;
-  // Every kernel version on every case: 3 (mma, where built), 2 (tiled), 1 (generic). The
-  // version is capped through the environment variable the plan reads.
-  for (const char* version : {"3", "2", "1"}) {
+  // Every kernel version on every case: 4 (mma + cp.async pipeline) and 3 (mma), where built;
+  // 2 (tiled), 1 (generic). The version is capped through the environment variable the plan
+  // reads.
+  for (const char* version : {"4", "3", "2", "1"}) {
   setenv("ATTNLAB_GROUPED_VERSION", version, 1);
   for (attn::DType dt : {attn::DType::kBf16, attn::DType::kFp16, attn::DType::kFp8}) {
     for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -174,6 +175,37 @@ TEST_CASE("gpu split-KV: the fused and the separate combine match the reference 
   }
   unsetenv("ATTNLAB_GROUPED_SPLITS");
   unsetenv("ATTNLAB_GROUPED_COMBINE");
+}
+
+TEST_CASE("gpu v4 pipeline: every stage count and m-tile layout matches the reference",
+          "[gpu]") {
+  // {B, S, Hq, Hkv, D, Dv, W, ragged}: keys that leave partial 16-key blocks and warps with
+  // nothing to do (S 1, 54), pipelines deeper than a warp's walk and much shallower (70000),
+  // one m-tile (G <= 16) and two (G 17..32: 24 with 8 padding rows, 32), D 64 and 128.
+  const std::vector<Case> cases = {
+      {3, 1, 32, 8, 128, 128, 0, true},
+      {2, 54, 24, 1, 128, 128, 0, true},
+      {2, 4096, 32, 1, 128, 128, 0, true},
+      {1, 70000, 32, 1, 64, 64, 0, false},
+      {2, 97, 48, 2, 64, 64, 16, true},
+      {1, 70000, 16, 2, 128, 128, 3000, false},
+  };
+  const std::uint64_t seed = 0x5eed0403;
+  setenv("ATTNLAB_GROUPED_VERSION", "4", 1);
+  for (const char* stages : {"2", "3", "4"}) {
+    setenv("ATTNLAB_GROUPED_STAGES", stages, 1);
+    for (attn::DType dt : {attn::DType::kBf16, attn::DType::kFp16}) {
+      for (std::size_t i = 0; i < cases.size(); ++i) {
+        const Case& c = cases[i];
+        INFO("stages " << stages << " seed " << seed + i << " dtype " << dt_name(dt) << " B "
+                       << c.b << " S " << c.s << " Hq " << c.hq << " Hkv " << c.hkv << " D "
+                       << c.d << " W " << c.w);
+        CHECK(run_case(c, dt, seed + i, 8e-3, 2e-2) < 8e-3);
+      }
+    }
+  }
+  unsetenv("ATTNLAB_GROUPED_STAGES");
+  unsetenv("ATTNLAB_GROUPED_VERSION");
 }
 
 TEST_CASE("gpu fp8 KV stays within the e4m3 bound of the unrounded truth", "[gpu]") {

@@ -1,0 +1,359 @@
+// Grouped decode v4: v3's per-warp mma loop fed by a cp.async pipeline in shared memory
+// instead of one step of register prefetch. NVIDIA only (sm_80+), bf16 or fp16 q/k/v,
+// D = Dv in {64, 128}; other targets and dtypes take v2/v1 (decode_grouped.hip), and v3
+// (decode_grouped_mma.hip) stays for comparisons (ATTNLAB_GROUPED_VERSION=3).
+//
+// Why (kernels/NOTES.md, session 2): v3 holds the next 16-key block in 64 registers, so each
+// warp has one block (8 KB) in flight and every step of a short split waits a full memory
+// latency; its 206 registers leave 2 blocks (8 warps) per SM. Here
+//   - each warp owns NS stages of 16 keys (K and V rows, 16 x (D + 8) halves each) in shared
+//     memory and keeps NS - 1 blocks in flight while it computes one: a split of <= 4 blocks a
+//     warp is issued at once with NS = 4;
+//   - the prefetch registers are gone (~130 registers for MT = 1), so 3 blocks (12 warps) fit
+//     an SM at NS = 2;
+//   - MT m-tiles of 16 query heads share each K/V fragment: MT = 2 runs MQA's 32 heads of one
+//     kv head in one warp, reading the tile once (v3 used two slices, the second from L2).
+// Rows are padded to D + 8 halves (272 bytes for D = 128): the 8 rows one ldmatrix reads start
+// 4 banks apart, so both the K (ldmatrix) and V (ldmatrix.trans) reads are conflict-free.
+// Operands come through matrix_ops.h (ldmatrix, mma.sync m16n8k16, cp.async); S's accumulator
+// layout is the A layout of P V, so P never leaves registers.
+// Shape legend: B batch, S keys, G = Hq / Hkv, 16 MT heads a slice (G < 16 MT pads with zero
+// queries, never written), D = Dv head dim, 16 keys per warp step, 4 warps a block.
+#include "kernels/hip_compat.h"
+#include <cstdint>
+#include <type_traits>
+
+#include "attention/error.h"
+#include "attention/softmax_state.h"
+#include "kernels/gpu_check.h"
+#include "kernels/grouped_device.h"
+#include "kernels/matrix_ops.h"
+
+namespace kern {
+namespace gdev {
+
+#if defined(ATTNLAB_HIP_ON_CUDA)
+namespace {
+
+constexpr int kPipeWarps = 4;
+
+template <int D, int NS>
+constexpr int pipe_smem_bytes() {
+  return kPipeWarps * NS * 2 * 16 * (D + 8) * 2;  // warps x stages x (K, V) x keys x row
+}
+// Blocks per SM the launch bounds aim at: what the shared memory allows, 3 at most (the
+// register budget of 168 a thread for MT = 1; MT = 2 needs ~230, so 2).
+template <int D, int NS, int MT>
+constexpr int pipe_min_blocks() {
+  constexpr int by_smem = (227 * 1024) / (pipe_smem_bytes<D, NS>() + 1024);
+  constexpr int by_regs = MT == 1 ? 3 : 2;
+  return by_smem < by_regs ? (by_smem < 1 ? 1 : by_smem) : by_regs;
+}
+
+template <bool kFp16, int D, int NS, int MT>
+__global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT>()))
+    grouped_pipe_kernel(const Params p) {
+  using Tag = typename std::conditional<kFp16, mo::Fp16, mo::Bf16>::type;
+  constexpr int kLd = D + 8;            // row stride in halves
+  constexpr int kKS = D / 16;           // QK k-steps = PV n-tiles
+  constexpr int kRows = 16 * MT;        // heads a slice
+  constexpr int kStage = 2 * 16 * kLd;  // halves a stage: K rows then V rows
+  constexpr int kChunks = D / 8;        // 16-byte chunks a row
+  extern __shared__ __align__(16) unsigned char pipe_smem[];
+  __shared__ float2 st_sh[kPipeWarps][kRows];
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int g = lane / 4, t = lane % 4;
+  const int slice = blockIdx.x % p.slices;
+  const int split = blockIdx.x / p.slices;
+  const int hkv = blockIdx.y;
+  const int b = blockIdx.z;
+  const int h0 = hkv * p.g + slice * kRows;
+  const int nh = min(kRows, p.g - slice * kRows);
+  long long start, end;
+  key_range(p, b, split, &start, &end);
+  const int nblk = start < end ? static_cast<int>((end - start + 15) / 16) : 0;
+
+  std::uint16_t* stages = reinterpret_cast<std::uint16_t*>(pipe_smem) + warp * NS * kStage;
+  const long long row_stride = static_cast<long long>(p.hkv) * D;
+  const long long base = (static_cast<long long>(b) * p.seq * p.hkv + hkv) * D;
+  const std::uint16_t* kg = static_cast<const std::uint16_t*>(p.k) + base;
+  const std::uint16_t* vg = static_cast<const std::uint16_t*>(p.v) + base;
+
+  // Block blk (16 keys from start + 16 blk) -> stage s. Keys past the end are zero-filled (a
+  // zero V row times a zero probability stays 0 even where the memory holds NaN); their
+  // source address is clamped to `start`, which is mapped.
+  auto issue = [&](int blk, int s) {
+    std::uint16_t* ks = stages + s * kStage;
+    std::uint16_t* vs = ks + 16 * kLd;
+    const long long k0 = start + 16LL * blk;
+#pragma unroll
+    for (int i = 0; i < 16 * kChunks / 32; ++i) {
+      const int idx = 32 * i + lane;
+      const int r = idx / kChunks, c = idx % kChunks;
+      const bool ok = k0 + r < end;
+      const long long off = (ok ? k0 + r : start) * row_stride + 8 * c;
+      mo::copy16(ks + r * kLd + 8 * c, kg + off, ok);
+      mo::copy16(vs + r * kLd + 8 * c, vg + off, ok);
+    }
+  };
+  // Prologue: NS - 1 blocks of this warp in flight (one commit group each, empty past the end,
+  // so that wait_group counts stay uniform).
+#pragma unroll
+  for (int s = 0; s < NS - 1; ++s) {
+    if (warp + s * kPipeWarps < nblk) issue(warp + s * kPipeWarps, s);
+    mo::copy_commit();
+  }
+
+  // Q fragments (A layout: r0 = Q[g][16 kb + 2t..], r1 = row g + 8, r2/r3 the same at + 8),
+  // zero for padding rows. Loaded while the first copies are in flight.
+  const std::uint16_t* qp = static_cast<const std::uint16_t*>(p.q);
+  mo::FragA qf[MT][kKS];
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt) {
+    const int ra = 16 * mt + g, rb = ra + 8;
+    const std::uint32_t* qa = reinterpret_cast<const std::uint32_t*>(
+        qp + (static_cast<long long>(b) * p.hq + h0 + ra) * D);
+    const std::uint32_t* qb = qa + 4 * D;  // 8 rows further, in 32-bit words
+#pragma unroll
+    for (int kb = 0; kb < kKS; ++kb) {
+      qf[mt][kb].r[0] = ra < nh ? qa[8 * kb + t] : 0u;
+      qf[mt][kb].r[2] = ra < nh ? qa[8 * kb + t + 4] : 0u;
+      qf[mt][kb].r[1] = rb < nh ? qb[8 * kb + t] : 0u;
+      qf[mt][kb].r[3] = rb < nh ? qb[8 * kb + t + 4] : 0u;
+    }
+  }
+
+  mo::FragC o[MT][kKS];
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+    for (int nt = 0; nt < kKS; ++nt) mo::zero(o[mt][nt]);
+  float m_run[MT][2], l_run[MT][2];  // running max (log2 units) of rows g, g + 8; this lane's sums
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt) {
+    m_run[mt][0] = m_run[mt][1] = -INFINITY;
+    l_run[mt][0] = l_run[mt][1] = 0.0f;
+  }
+
+  int stage = 0;
+  for (int blk = warp; blk < nblk; blk += kPipeWarps) {
+    // Refill the stage read one step ago (the __syncwarp at the end of that step ordered it).
+    {
+      const int ahead = blk + (NS - 1) * kPipeWarps;
+      const int s = stage + NS - 1 < NS ? stage + NS - 1 : stage - 1;
+      if (ahead < nblk) issue(ahead, s);
+      mo::copy_commit();
+    }
+    mo::copy_wait<NS - 1>();
+    __syncwarp();
+    const std::uint16_t* ks = stages + stage * kStage;
+    const std::uint16_t* vs = ks + 16 * kLd;
+
+    // S = Q K^T for 16 keys; even and odd k-steps in separate accumulators (more independent
+    // mma chains, as v3).
+    mo::FragC s[MT], s2[MT];
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+      mo::zero(s[mt]);
+      mo::zero(s2[mt]);
+    }
+#pragma unroll
+    for (int kb = 0; kb < kKS; ++kb) {
+      mo::FragB kf;
+      mo::load_b_nk(kf, ks + 16 * kb, kLd, lane);
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+        mo::mma<Tag>(MT == 1 && kb % 2 ? s2[mt] : s[mt], qf[mt][kb], kf);
+    }
+
+    // Online softmax (log2 units). Element i of a C fragment: row g + 8 ((i & 3) >> 1), key
+    // 8 (i >> 2) + 2t + (i & 1).
+    const long long k0 = start + 16LL * blk;
+    const bool full = k0 + 16 <= end;
+    mo::FragA pa[MT];
+    bool moved = false;
+    float al[MT][2];
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+      float mx[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const bool valid = full || k0 + 8 * (i >> 2) + 2 * t + (i & 1) < end;
+        const float x = valid ? (s[mt].v[i] + s2[mt].v[i]) * p.q_mult : -INFINITY;
+        s[mt].v[i] = x;
+        mx[(i & 3) >> 1] = fmaxf(mx[(i & 3) >> 1], x);
+      }
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 1, 32));
+        mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 2, 32));
+        const float mn = fmaxf(m_run[mt][r], mx[r]);  // finite: key k0 is valid
+        al[mt][r] = exp2f(m_run[mt][r] - mn);
+        moved = moved || al[mt][r] != 1.0f;
+        m_run[mt][r] = mn;
+      }
+      float pr[8];
+#pragma unroll
+      for (int i = 0; i < 8; ++i) pr[i] = exp2f(s[mt].v[i] - m_run[mt][(i & 3) >> 1]);
+      l_run[mt][0] = l_run[mt][0] * al[mt][0] + pr[0] + pr[1] + pr[4] + pr[5];
+      l_run[mt][1] = l_run[mt][1] * al[mt][1] + pr[2] + pr[3] + pr[6] + pr[7];
+      pa[mt].r[0] = mo::pack2<Tag>(pr[0], pr[1]);
+      pa[mt].r[1] = mo::pack2<Tag>(pr[2], pr[3]);
+      pa[mt].r[2] = mo::pack2<Tag>(pr[4], pr[5]);
+      pa[mt].r[3] = mo::pack2<Tag>(pr[6], pr[7]);
+    }
+    // O = O * alpha + P V; the rescale is skipped while no row's max moved (most steps).
+    if (__any_sync(0xffffffffu, moved)) {
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int nt = 0; nt < kKS; ++nt)
+#pragma unroll
+          for (int i = 0; i < 8; ++i) o[mt][nt].v[i] *= al[mt][(i & 3) >> 1];
+    }
+#pragma unroll
+    for (int nt = 0; nt < kKS; ++nt) {
+      mo::FragB vf;
+      mo::load_b_kn(vf, vs + 16 * nt, kLd, lane);
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) mo::mma<Tag>(o[mt][nt], pa[mt], vf);
+    }
+    __syncwarp();  // every lane's reads of this stage are done before it is refilled
+    stage = stage + 1 < NS ? stage + 1 : 0;
+  }
+  mo::copy_wait<0>();
+  __syncthreads();  // the stages are free: they hold the per-warp outputs now
+
+  // Per-warp states (O un-permuted) to shared memory, then the 4 warps merged.
+  float* o_sh = reinterpret_cast<float*>(pipe_smem);  // [warp][kRows][D]
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float l = l_run[mt][r];
+      l += __shfl_xor_sync(0xffffffffu, l, 1, 32);
+      l += __shfl_xor_sync(0xffffffffu, l, 2, 32);
+      l_run[mt][r] = l;
+    }
+#pragma unroll
+    for (int nt = 0; nt < kKS; ++nt)
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const int row = 16 * mt + g + 8 * ((i & 3) >> 1);
+        const int col = 16 * nt + 8 * (i >> 2) + 2 * t + (i & 1);
+        o_sh[(warp * kRows + row) * D + col] = o[mt][nt].v[i];
+      }
+    if (t == 0) {
+#pragma unroll
+      for (int r = 0; r < 2; ++r)
+        st_sh[warp][16 * mt + g + 8 * r] =
+            make_float2(l_run[mt][r] > 0.0f ? m_run[mt][r] * kLn2 : -INFINITY, l_run[mt][r]);
+    }
+  }
+  __syncthreads();
+  for (int idx = threadIdx.x; idx < nh * D; idx += 128) {
+    const int row = idx / D, dd = idx % D;
+    attn::SoftmaxState<float> run;
+    float acc = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kPipeWarps; ++w) {
+      attn::SoftmaxState<float> part;
+      part.max = st_sh[w][row].x;
+      part.sum = st_sh[w][row].y;
+      float sa, sb;
+      run = attn::SoftmaxState<float>::merge(run, part, &sa, &sb);
+      acc = acc * sa + (sb != 0.0f ? o_sh[(w * kRows + row) * D + dd] * sb : 0.0f);
+    }
+    write_result(p, split, b, h0 + row, dd, &acc, 1, run.max, run.sum, dd == 0);
+  }
+  if (p.fused && p.splits > 1) {
+    __syncthreads();  // o_sh is free again: it holds the combine's weights
+    combine_if_last(p, b, (b * p.hkv + hkv) * p.slices + slice, h0, nh, o_sh);
+  }
+}
+
+template <bool kFp16, int D, int NS, int MT>
+struct PipeLaunch {
+  static constexpr int kSmem = pipe_smem_bytes<D, NS>();
+  static void prepare() {  // once per instantiation: the opt-in above 48 KB
+    static const bool done = [] {
+      HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(grouped_pipe_kernel<kFp16, D, NS, MT>),
+                                    hipFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+      return true;
+    }();
+    (void)done;
+  }
+  static int blocks_per_sm() {
+    static const int n = [] {
+      prepare();
+      int k = 0;
+      HIP_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(
+          &k, grouped_pipe_kernel<kFp16, D, NS, MT>, 128, kSmem));
+      return k;
+    }();
+    return n;
+  }
+  static void launch(const Params& p, dim3 grid, hipStream_t stream) {
+    prepare();
+    grouped_pipe_kernel<kFp16, D, NS, MT><<<grid, dim3(128), kSmem, stream>>>(p);
+  }
+};
+
+// The configurations built: D in {64, 128} x stages {2, 3, 4} x m-tiles {1, 2}, bf16 / fp16.
+template <bool kFp16, int D, class F>
+void with_config(int stages, int mtiles, F&& f) {
+  const int s = stages < 2 ? 2 : (stages > 4 ? 4 : stages);
+  if (mtiles == 2) {
+    if (s == 2) f(PipeLaunch<kFp16, D, 2, 2>{});
+    else if (s == 3) f(PipeLaunch<kFp16, D, 3, 2>{});
+    else f(PipeLaunch<kFp16, D, 4, 2>{});
+  } else {
+    if (s == 2) f(PipeLaunch<kFp16, D, 2, 1>{});
+    else if (s == 3) f(PipeLaunch<kFp16, D, 3, 1>{});
+    else f(PipeLaunch<kFp16, D, 4, 1>{});
+  }
+}
+template <class F>
+void with_config(bool fp16, int d, int stages, int mtiles, F&& f) {
+  if (fp16) {
+    if (d == 64) with_config<true, 64>(stages, mtiles, f);
+    else with_config<true, 128>(stages, mtiles, f);
+  } else {
+    if (d == 64) with_config<false, 64>(stages, mtiles, f);
+    else with_config<false, 128>(stages, mtiles, f);
+  }
+}
+
+}  // namespace
+
+bool pipe_supported(int d, int dv, bool fp16_or_bf16) {
+  return fp16_or_bf16 && d == dv && (d == 64 || d == 128);
+}
+
+int pipe_blocks_per_sm(bool fp16, int d, int stages, int mtiles) {
+  int n = 0;
+  with_config(fp16, d, stages, mtiles, [&](auto cfg) { n = decltype(cfg)::blocks_per_sm(); });
+  return n < 1 ? 1 : n;
+}
+
+void launch_grouped_pipe(const Params& p, bool fp16, int splits, int stages, int mtiles,
+                         hipStream_t stream) {
+  const dim3 grid(static_cast<unsigned>(splits * p.slices), static_cast<unsigned>(p.hkv),
+                  static_cast<unsigned>(p.batch));
+  with_config(fp16, p.d, stages, mtiles, [&](auto cfg) { decltype(cfg)::launch(p, grid, stream); });
+  HIP_CHECK_LAUNCH();
+}
+
+#else  // AMD: not built (no MFMA port of this loop); the plan never asks for it.
+
+bool pipe_supported(int, int, bool) { return false; }
+int pipe_blocks_per_sm(bool, int, int, int) { return 1; }
+void launch_grouped_pipe(const Params&, bool, int, int, int, hipStream_t) {
+  throw attn::DeviceError("grouped decode v4 (cp.async pipeline) is not built for this target");
+}
+
+#endif
+
+}  // namespace gdev
+}  // namespace kern
