@@ -9,6 +9,10 @@ namespace kern {
 // times the L2), measured now. Throws DeviceError.
 double gpu_read_probe_gbps();
 
+// Device time of one graph launch of an empty kernel between two events, timed as every case
+// is (median us): the fixed part of each small decode figure. Throws DeviceError.
+double gpu_launch_floor_us();
+
 // One case: upload rotated inputs, check against the CPU float64 reference, warm up, time with
 // device events. Errors of the case go into BenchResult::error; throws DeviceError only when
 // the device cannot be used at all.

@@ -393,7 +393,23 @@ void bench_mla(const BenchCase& c, const BenchOptions& opt, BenchResult& r) {
                : 0;
 }
 
+__global__ void empty_kernel() {}
+
 }  // namespace
+
+double gpu_launch_floor_us() {
+  require_device();
+  BenchOptions opt;
+  opt.min_runs = 200;
+  opt.min_seconds = 0.05;
+  const Timing t = time_runs(
+      [](int, hipStream_t st) {
+        empty_kernel<<<1, 32, 0, st>>>();
+        HIP_CHECK_LAUNCH();
+      },
+      2, opt);
+  return t.median_us;
+}
 
 BenchResult gpu_bench_case(const BenchCase& c, const BenchOptions& opt) {
   require_device();  // no GPU at all: DeviceError to the caller

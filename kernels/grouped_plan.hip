@@ -66,10 +66,25 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   GroupedPlan plan;
   const int g = a.q_heads / a.kv_heads;
   int cap = 4;
-  if (const char* e = std::getenv("ATTNLAB_GROUPED_VERSION")) cap = std::clamp(std::atoi(e), 1, 4);
+  bool forced = false;
+  if (const char* e = std::getenv("ATTNLAB_GROUPED_VERSION")) {
+    cap = std::clamp(std::atoi(e), 1, 4);
+    forced = true;
+  }
   const bool half = a.dt == attn::DType::kBf16 || a.dt == attn::DType::kFp16;
   const bool fp16 = a.dt == attn::DType::kFp16;
-  if (cap >= 4 && pipe_supported(a.head_dim, a.value_dim, half)) plan.version = 4;
+  const std::int64_t keys = a.window > 0 ? std::min<std::int64_t>(a.seq, a.window) : a.seq;
+  // v4 or v3 (both where supported): v4 is faster where the walk is short or the tile serves
+  // many heads, v3 on long streaming reads, where it reaches ~4.4 TB/s and v4 ~4.1-4.2 (H200,
+  // session 3 call 1: MHA B16 S4096 248.6 vs 258.3 us, MHA B1 S131072 479.7 vs 509.0, GQA B64
+  // S8192 483.7 vs 508.7; GQA B1 S131072, 537 MB, 134.9 vs 135.2; GQA B16 S4096, 268 MB,
+  // 74.3 vs 70.7; MQA B64 S8192 108.0 vs 93.0). Streaming: G = 1, or G <= 16 with >= 512 MiB
+  // of KV. ATTNLAB_GROUPED_VERSION=4 takes v4 everywhere it is built.
+  const double kv_bytes = double(a.batch) * double(keys) * a.kv_heads * (a.head_dim + a.value_dim) * 2.0;
+  const bool streaming = g == 1 || (g <= kMmaSliceHeads && kv_bytes >= 512.0 * 1024 * 1024);
+  const bool v3_ok = mma_supported(a.head_dim, a.value_dim, half);
+  if (cap >= 4 && pipe_supported(a.head_dim, a.value_dim, half) && (forced || !streaming || !v3_ok))
+    plan.version = 4;
   else if (cap >= 3 && mma_supported(a.head_dim, a.value_dim, half)) plan.version = 3;
   else if (cap >= 2 && tiled_dims(a.head_dim, a.value_dim)) plan.version = 2;
   else plan.version = 1;
@@ -81,7 +96,6 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   plan.slice_heads = matrix ? kMmaSliceHeads * plan.mtiles
                             : plan.version == 2 ? slice_heads_for(g) : 1;
   plan.slices = (g + plan.slice_heads - 1) / plan.slice_heads;
-  const std::int64_t keys = a.window > 0 ? std::min<std::int64_t>(a.seq, a.window) : a.seq;
   const std::int64_t tile = matrix ? kMmaBlockKeys
                             : plan.version == 2 ? tile_keys(a.dt, a.head_dim)
                                                 : kGenericKeys;
@@ -94,16 +108,18 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   if (force <= 0)
     if (const char* e = std::getenv("ATTNLAB_GROUPED_SPLITS")) force = std::atoi(e);
   if (plan.version == 4) {
-    // Stages: 4 (three blocks in flight a warp, 1 block an SM) where a warp has few blocks to
-    // walk, since those shapes wait on latency; 2 (3 blocks an SM) for long walks.
+    // Stages: 4 (three blocks in flight a warp, 1 block an SM), measured best or within 1 % on
+    // every row v4 now takes (session 3 call 1: GQA B16 S4096 70.7 vs 75.9 us at 2 stages,
+    // MQA B16 S4096 31.5 vs 34.4); 3 where a warp walks <= 4 blocks at 4 stages (GQA B1
+    // S4096: 14.1 vs 14.9).
     int stages = 0;
     if (const char* e = std::getenv("ATTNLAB_GROUPED_STAGES")) stages = std::clamp(std::atoi(e), 2, 4);
     if (stages == 0) {
-      const std::int64_t slots2 =
-          pipe_blocks_per_sm(fp16, a.head_dim, 2, plan.mtiles) * std::int64_t(device_multiprocessors());
-      const std::int64_t s2 = std::min(max_splits, std::max<std::int64_t>(1, slots2 / base));
-      const std::int64_t walk = (keys + s2 - 1) / s2 / kMmaBlockKeys;  // 16-key steps a warp
-      stages = walk <= 8 ? 4 : 2;
+      const std::int64_t slots4 =
+          pipe_blocks_per_sm(fp16, a.head_dim, 4, plan.mtiles) * std::int64_t(device_multiprocessors());
+      const std::int64_t s4 = std::min(max_splits, std::max<std::int64_t>(1, slots4 / base));
+      const std::int64_t steps = (keys + s4 - 1) / s4 / kMmaBlockKeys;  // 16-key blocks a split
+      stages = (steps + 3) / 4 <= 4 ? 3 : 4;
     }
     plan.stages = stages;
   }

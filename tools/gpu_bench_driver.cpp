@@ -8,6 +8,7 @@
 #include <ctime>
 #include <fstream>
 #include <sstream>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "kernels/bench.h"
 #include "kernels/bench_gpu.h"
 #include "kernels/gpu.h"
+#include "kernels/grouped_launch.h"
 
 int main(int argc, char** argv) {
   using attn::Variant;
@@ -51,8 +53,9 @@ int main(int argc, char** argv) {
     return 3;
   }
   const double probe = kern::gpu_read_probe_gbps();
-  std::printf("device %s, driver %s, %s; read probe %.0f GB/s\n", d.name.c_str(), d.driver.c_str(),
-              d.runtime.c_str(), probe);
+  std::printf("device %s, driver %s, %s; read probe %.0f GB/s; empty-kernel graph %.2f us\n",
+              d.name.c_str(), d.driver.c_str(), d.runtime.c_str(), probe,
+              kern::gpu_launch_floor_us());
   std::printf("%-22s %9s %9s %9s %6s %8s %6s %8s %6s %9s\n", "case", "median", "min", "max",
               "runs", "GB/s", "%probe", "peer", "x", "maxerr");
   kern::BenchOptions opt;
@@ -90,10 +93,22 @@ int main(int argc, char** argv) {
       std::printf("%-22s ERROR %s\n", r.label, res.error.c_str());
       continue;
     }
-    std::printf("%-22s %9.2f %9.2f %9.2f %6d %8.0f %6.1f %8.1f %6.2f %9.2e\n", r.label,
-                res.median_us, res.min_us, res.max_us, res.runs, res.gbps,
+    kern::GroupedDeviceArgs ga;
+    ga.batch = r.b;
+    ga.seq = r.s;
+    ga.q_heads = r.hq;
+    ga.kv_heads = r.hkv;
+    ga.head_dim = ga.value_dim = 128;
+    ga.window = r.w;
+    ga.scale = 0.088f;
+    ga.dt = r.dt;
+    if (const char* f = std::getenv("ATTNLAB_GROUPED_SPLITS")) ga.force_splits = std::atoi(f);
+    const kern::GroupedPlan pl = kern::grouped_plan(ga);
+    std::printf("%-22s %9.2f %9.2f %9.2f %6d %8.0f %6.1f %8.1f %6.2f %9.2e  v%d ns%d mt%d sp%d%s\n",
+                r.label, res.median_us, res.min_us, res.max_us, res.runs, res.gbps,
                 100.0 * res.gbps / probe, r.peer, r.peer > 0 ? r.peer / res.median_us : 0.0,
-                res.max_abs_err);
+                res.max_abs_err, pl.version, pl.stages, pl.mtiles, pl.splits,
+                pl.fused_combine ? " fused" : "");
   }
   if (json_path) {
     char date[32];
