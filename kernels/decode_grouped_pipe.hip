@@ -37,32 +37,47 @@ namespace {
 
 constexpr int kPipeWarps = 4;
 
-template <int D, int NS>
+// WT warps share one pipeline (and split its copies): kPipeWarps / WT pipelines a block.
+template <int D, int NS, int WT>
 constexpr int pipe_smem_bytes() {
-  return kPipeWarps * NS * 2 * 16 * (D + 8) * 2;  // warps x stages x (K, V) x keys x row
+  return kPipeWarps / WT * NS * 2 * 16 * (D + 8) * 2;  // pipelines x stages x (K, V) x keys x row
 }
 // Blocks per SM the launch bounds aim at: what the shared memory allows, 3 at most (the
 // register budget of 168 a thread for MT = 1; MT = 2 needs ~230, so 2).
-template <int D, int NS, int MT>
+template <int D, int NS, int MT, int WT>
 constexpr int pipe_min_blocks() {
-  constexpr int by_smem = (227 * 1024) / (pipe_smem_bytes<D, NS>() + 1024);
+  constexpr int by_smem = (227 * 1024) / (pipe_smem_bytes<D, NS, WT>() + 1024);
   constexpr int by_regs = MT == 1 ? 3 : 2;
   return by_smem < by_regs ? (by_smem < 1 ? 1 : by_smem) : by_regs;
 }
 
-template <bool kFp16, int D, int NS, int MT>
-__global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT>()))
+// A pipeline's WT warps meet at named barrier 1 + pipeline (0 is __syncthreads'); WT = 1 needs
+// only the warp's own order.
+template <int WT>
+__device__ __forceinline__ void pipe_sync(int pipe) {
+  if constexpr (WT == 1) {
+    __syncwarp();
+  } else {
+    asm volatile("bar.sync %0, %1;\n" ::"r"(1 + pipe), "r"(32 * WT) : "memory");
+  }
+}
+
+template <bool kFp16, int D, int NS, int MT, int WT>
+__global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT, WT>()))
     grouped_pipe_kernel(const Params p) {
   using Tag = typename std::conditional<kFp16, mo::Fp16, mo::Bf16>::type;
   constexpr int kLd = D + 8;            // row stride in halves
   constexpr int kKS = D / 16;           // QK k-steps = PV n-tiles
-  constexpr int kRows = 16 * MT;        // heads a slice
+  constexpr int kPipes = kPipeWarps / WT;  // pipelines a block, each walking its own blocks
+  constexpr int kWRows = 16 * MT;       // heads a warp
+  constexpr int kRows = kWRows * WT;    // heads a slice
   constexpr int kStage = 2 * 16 * kLd;  // halves a stage: K rows then V rows
   constexpr int kChunks = D / 8;        // 16-byte chunks a row
   extern __shared__ __align__(16) unsigned char pipe_smem[];
-  __shared__ float2 st_sh[kPipeWarps][kRows];
+  __shared__ float2 st_sh[kPipes][kRows];
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int pipe = warp / WT, sub = warp % WT;  // this warp's pipeline, its part of the heads
   const int g = lane / 4, t = lane % 4;
   const int slice = blockIdx.x % p.slices;
   const int split = blockIdx.x / p.slices;
@@ -74,7 +89,7 @@ __global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT>()))
   key_range(p, b, split, &start, &end);
   const int nblk = start < end ? static_cast<int>((end - start + 15) / 16) : 0;
 
-  std::uint16_t* stages = reinterpret_cast<std::uint16_t*>(pipe_smem) + warp * NS * kStage;
+  std::uint16_t* stages = reinterpret_cast<std::uint16_t*>(pipe_smem) + pipe * NS * kStage;
   const long long row_stride = static_cast<long long>(p.hkv) * D;
   const long long base = (static_cast<long long>(b) * p.seq * p.hkv + hkv) * D;
   const std::uint16_t* kg = static_cast<const std::uint16_t*>(p.k) + base;
@@ -82,14 +97,15 @@ __global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT>()))
 
   // Block blk (16 keys from start + 16 blk) -> stage s. Keys past the end are zero-filled (a
   // zero V row times a zero probability stays 0 even where the memory holds NaN); their
-  // source address is clamped to `start`, which is mapped.
+  // source address is clamped to `start`, which is mapped. The WT warps of a pipeline copy
+  // alternate 32-chunk parts.
   auto issue = [&](int blk, int s) {
     std::uint16_t* ks = stages + s * kStage;
     std::uint16_t* vs = ks + 16 * kLd;
     const long long k0 = start + 16LL * blk;
 #pragma unroll
-    for (int i = 0; i < 16 * kChunks / 32; ++i) {
-      const int idx = 32 * i + lane;
+    for (int i = 0; i < 16 * kChunks / (32 * WT); ++i) {
+      const int idx = 32 * (WT * i + sub) + lane;
       const int r = idx / kChunks, c = idx % kChunks;
       const bool ok = k0 + r < end;
       const long long off = (ok ? k0 + r : start) * row_stride + 8 * c;
@@ -97,11 +113,11 @@ __global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT>()))
       mo::copy16(vs + r * kLd + 8 * c, vg + off, ok);
     }
   };
-  // Prologue: NS - 1 blocks of this warp in flight (one commit group each, empty past the end,
-  // so that wait_group counts stay uniform).
+  // Prologue: NS - 1 blocks of this pipeline in flight (one commit group each, empty past the
+  // end, so that wait_group counts stay uniform).
 #pragma unroll
   for (int s = 0; s < NS - 1; ++s) {
-    if (warp + s * kPipeWarps < nblk) issue(warp + s * kPipeWarps, s);
+    if (pipe + s * kPipes < nblk) issue(pipe + s * kPipes, s);
     mo::copy_commit();
   }
 
@@ -111,7 +127,7 @@ __global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT>()))
   mo::FragA qf[MT][kKS];
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt) {
-    const int ra = 16 * mt + g, rb = ra + 8;
+    const int ra = kWRows * sub + 16 * mt + g, rb = ra + 8;
     const std::uint32_t* qa = reinterpret_cast<const std::uint32_t*>(
         qp + (static_cast<long long>(b) * p.hq + h0 + ra) * D);
     const std::uint32_t* qb = qa + 4 * D;  // 8 rows further, in 32-bit words
@@ -137,16 +153,17 @@ __global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT>()))
   }
 
   int stage = 0;
-  for (int blk = warp; blk < nblk; blk += kPipeWarps) {
-    // Refill the stage read one step ago (the __syncwarp at the end of that step ordered it).
+  for (int blk = pipe; blk < nblk; blk += kPipes) {
+    // Refill the stage read one step ago (the pipeline barrier at the end of that step ordered
+    // it).
     {
-      const int ahead = blk + (NS - 1) * kPipeWarps;
+      const int ahead = blk + (NS - 1) * kPipes;
       const int s = stage + NS - 1 < NS ? stage + NS - 1 : stage - 1;
       if (ahead < nblk) issue(ahead, s);
       mo::copy_commit();
     }
     mo::copy_wait<NS - 1>();
-    __syncwarp();
+    pipe_sync<WT>(pipe);  // every warp's copies of this stage have landed
     const std::uint16_t* ks = stages + stage * kStage;
     const std::uint16_t* vs = ks + 16 * kLd;
 
@@ -219,14 +236,14 @@ __global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT>()))
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt) mo::mma<Tag>(o[mt][nt], pa[mt], vf);
     }
-    __syncwarp();  // every lane's reads of this stage are done before it is refilled
+    pipe_sync<WT>(pipe);  // every lane's reads of this stage are done before it is refilled
     stage = stage + 1 < NS ? stage + 1 : 0;
   }
   mo::copy_wait<0>();
   __syncthreads();  // the stages are free: they hold the per-warp outputs now
 
-  // Per-warp states (O un-permuted) to shared memory, then the 4 warps merged.
-  float* o_sh = reinterpret_cast<float*>(pipe_smem);  // [warp][kRows][D]
+  // Per-pipeline states (O un-permuted) to shared memory, then the pipelines merged.
+  float* o_sh = reinterpret_cast<float*>(pipe_smem);  // [pipe][kRows][D]
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt) {
 #pragma unroll
@@ -240,14 +257,14 @@ __global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT>()))
     for (int nt = 0; nt < kKS; ++nt)
 #pragma unroll
       for (int i = 0; i < 8; ++i) {
-        const int row = 16 * mt + g + 8 * ((i & 3) >> 1);
+        const int row = kWRows * sub + 16 * mt + g + 8 * ((i & 3) >> 1);
         const int col = 16 * nt + 8 * (i >> 2) + 2 * t + (i & 1);
-        o_sh[(warp * kRows + row) * D + col] = o[mt][nt].v[i];
+        o_sh[(pipe * kRows + row) * D + col] = o[mt][nt].v[i];
       }
     if (t == 0) {
 #pragma unroll
       for (int r = 0; r < 2; ++r)
-        st_sh[warp][16 * mt + g + 8 * r] =
+        st_sh[pipe][kWRows * sub + 16 * mt + g + 8 * r] =
             make_float2(l_run[mt][r] > 0.0f ? m_run[mt][r] * kLn2 : -INFINITY, l_run[mt][r]);
     }
   }
@@ -257,7 +274,7 @@ __global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT>()))
     attn::SoftmaxState<float> run;
     float acc = 0.0f;
 #pragma unroll
-    for (int w = 0; w < kPipeWarps; ++w) {
+    for (int w = 0; w < kPipes; ++w) {
       attn::SoftmaxState<float> part;
       part.max = st_sh[w][row].x;
       part.sum = st_sh[w][row].y;
@@ -273,13 +290,14 @@ __global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT>()))
   }
 }
 
-template <bool kFp16, int D, int NS, int MT>
+template <bool kFp16, int D, int NS, int MT, int WT>
 struct PipeLaunch {
-  static constexpr int kSmem = pipe_smem_bytes<D, NS>();
+  static constexpr int kSmem = pipe_smem_bytes<D, NS, WT>();
   static void prepare() {  // once per instantiation: the opt-in above 48 KB
     static const bool done = [] {
-      HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(grouped_pipe_kernel<kFp16, D, NS, MT>),
-                                    hipFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+      HIP_CHECK(hipFuncSetAttribute(
+          reinterpret_cast<const void*>(grouped_pipe_kernel<kFp16, D, NS, MT, WT>),
+          hipFuncAttributeMaxDynamicSharedMemorySize, kSmem));
       return true;
     }();
     (void)done;
@@ -289,39 +307,40 @@ struct PipeLaunch {
       prepare();
       int k = 0;
       HIP_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(
-          &k, grouped_pipe_kernel<kFp16, D, NS, MT>, 128, kSmem));
+          &k, grouped_pipe_kernel<kFp16, D, NS, MT, WT>, 128, kSmem));
       return k;
     }();
     return n;
   }
   static void launch(const Params& p, dim3 grid, hipStream_t stream) {
     prepare();
-    grouped_pipe_kernel<kFp16, D, NS, MT><<<grid, dim3(128), kSmem, stream>>>(p);
+    grouped_pipe_kernel<kFp16, D, NS, MT, WT><<<grid, dim3(128), kSmem, stream>>>(p);
   }
 };
 
-// The configurations built: D in {64, 128} x stages {2, 3, 4} x m-tiles {1, 2}, bf16 / fp16.
+// The configurations built: D in {64, 128} x stages {2, 3, 4} x layouts {16 heads a warp,
+// 32 heads a warp (MT 2), 32 heads a warp pair (WT 2)}, bf16 / fp16.
+template <bool kFp16, int D, int MT, int WT, class F>
+void with_stages(int s, F&& f) {
+  if (s == 2) f(PipeLaunch<kFp16, D, 2, MT, WT>{});
+  else if (s == 3) f(PipeLaunch<kFp16, D, 3, MT, WT>{});
+  else f(PipeLaunch<kFp16, D, 4, MT, WT>{});
+}
 template <bool kFp16, int D, class F>
-void with_config(int stages, int mtiles, F&& f) {
+void with_config(int stages, int mtiles, int tile_warps, F&& f) {
   const int s = stages < 2 ? 2 : (stages > 4 ? 4 : stages);
-  if (mtiles == 2) {
-    if (s == 2) f(PipeLaunch<kFp16, D, 2, 2>{});
-    else if (s == 3) f(PipeLaunch<kFp16, D, 3, 2>{});
-    else f(PipeLaunch<kFp16, D, 4, 2>{});
-  } else {
-    if (s == 2) f(PipeLaunch<kFp16, D, 2, 1>{});
-    else if (s == 3) f(PipeLaunch<kFp16, D, 3, 1>{});
-    else f(PipeLaunch<kFp16, D, 4, 1>{});
-  }
+  if (tile_warps == 2) with_stages<kFp16, D, 1, 2>(s, f);
+  else if (mtiles == 2) with_stages<kFp16, D, 2, 1>(s, f);
+  else with_stages<kFp16, D, 1, 1>(s, f);
 }
 template <class F>
-void with_config(bool fp16, int d, int stages, int mtiles, F&& f) {
+void with_config(bool fp16, int d, int stages, int mtiles, int tile_warps, F&& f) {
   if (fp16) {
-    if (d == 64) with_config<true, 64>(stages, mtiles, f);
-    else with_config<true, 128>(stages, mtiles, f);
+    if (d == 64) with_config<true, 64>(stages, mtiles, tile_warps, f);
+    else with_config<true, 128>(stages, mtiles, tile_warps, f);
   } else {
-    if (d == 64) with_config<false, 64>(stages, mtiles, f);
-    else with_config<false, 128>(stages, mtiles, f);
+    if (d == 64) with_config<false, 64>(stages, mtiles, tile_warps, f);
+    else with_config<false, 128>(stages, mtiles, tile_warps, f);
   }
 }
 
@@ -331,25 +350,25 @@ bool pipe_supported(int d, int dv, bool fp16_or_bf16) {
   return fp16_or_bf16 && d == dv && (d == 64 || d == 128);
 }
 
-int pipe_blocks_per_sm(bool fp16, int d, int stages, int mtiles) {
+int pipe_blocks_per_sm(bool fp16, int d, int stages, int mtiles, int tile_warps) {
   int n = 0;
-  with_config(fp16, d, stages, mtiles, [&](auto cfg) { n = decltype(cfg)::blocks_per_sm(); });
+  with_config(fp16, d, stages, mtiles, tile_warps, [&](auto cfg) { n = decltype(cfg)::blocks_per_sm(); });
   return n < 1 ? 1 : n;
 }
 
 void launch_grouped_pipe(const Params& p, bool fp16, int splits, int stages, int mtiles,
-                         hipStream_t stream) {
+                         int tile_warps, hipStream_t stream) {
   const dim3 grid(static_cast<unsigned>(splits * p.slices), static_cast<unsigned>(p.hkv),
                   static_cast<unsigned>(p.batch));
-  with_config(fp16, p.d, stages, mtiles, [&](auto cfg) { decltype(cfg)::launch(p, grid, stream); });
+  with_config(fp16, p.d, stages, mtiles, tile_warps, [&](auto cfg) { decltype(cfg)::launch(p, grid, stream); });
   HIP_CHECK_LAUNCH();
 }
 
 #else  // AMD: not built (no MFMA port of this loop); the plan never asks for it.
 
 bool pipe_supported(int, int, bool) { return false; }
-int pipe_blocks_per_sm(bool, int, int, int) { return 1; }
-void launch_grouped_pipe(const Params&, bool, int, int, int, hipStream_t) {
+int pipe_blocks_per_sm(bool, int, int, int, int) { return 1; }
+void launch_grouped_pipe(const Params&, bool, int, int, int, int, hipStream_t) {
   throw attn::DeviceError("grouped decode v4 (cp.async pipeline) is not built for this target");
 }
 

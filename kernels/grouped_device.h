@@ -226,12 +226,13 @@ constexpr int kMmaBlockKeys = 64;  // 4 warps x 16 keys
 bool mma_supported(int d, int dv, bool fp16_or_bf16);
 void launch_grouped_mma(const Params& p, bool fp16, int splits, hipStream_t stream);
 
-// v4 (NVIDIA mma fed by a per-warp cp.async pipeline), decode_grouped_pipe.hip: 16 x mtiles
-// heads a slice (mtiles 1 or 2), `stages` 16-key blocks of shared memory per warp (2-4).
+// v4 (NVIDIA mma fed by cp.async pipelines), decode_grouped_pipe.hip: 16 x mtiles x tile_warps
+// heads a slice (mtiles 1 or 2 m-tiles a warp; tile_warps 1, or 2 warps sharing one pipeline
+// with 16 heads each, with mtiles 1), `stages` 16-key blocks of shared memory a pipeline (2-4).
 bool pipe_supported(int d, int dv, bool fp16_or_bf16);
-int pipe_blocks_per_sm(bool fp16, int d, int stages, int mtiles);  // resident blocks an SM
+int pipe_blocks_per_sm(bool fp16, int d, int stages, int mtiles, int tile_warps);  // an SM
 void launch_grouped_pipe(const Params& p, bool fp16, int splits, int stages, int mtiles,
-                         hipStream_t stream);
+                         int tile_warps, hipStream_t stream);
 
 }  // namespace gdev
 }  // namespace kern

@@ -41,7 +41,9 @@ struct GroupedPlan {
                          // {64, 128, 256}); 1: generic. ATTNLAB_GROUPED_VERSION (environment,
                          // 1-4) caps it, for comparisons.
   int stages = 0;        // v4: 16-key shared-memory stages per warp (2-4; ATTNLAB_GROUPED_STAGES)
-  int mtiles = 1;        // v4: 16-head m-tiles per warp (slice_heads = 16 x mtiles)
+  int mtiles = 1;        // v4: 16-head m-tiles per warp
+  int tile_warps = 1;    // v4: warps sharing one pipeline, 16 heads each (2 only with mtiles 1;
+                         // slice_heads = 16 x mtiles x tile_warps; ATTNLAB_GROUPED_LAYOUT)
   bool fast = false;     // version >= 2
   int slices = 1;        // head slices per kv head (G > 32 is cut into slices of <= 32)
   int slice_heads = 1;   // GS, heads per slice the kernel is compiled for

@@ -90,10 +90,17 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   else plan.version = 1;
   plan.fast = plan.version >= 2;
   const bool matrix = plan.version >= 3;
-  // v4: two m-tiles (32 heads a warp) once a kv head has more than 16 query heads, so that
-  // MQA's 32 heads read each K/V tile once.
-  plan.mtiles = plan.version == 4 && g > kMmaSliceHeads ? 2 : 1;
-  plan.slice_heads = matrix ? kMmaSliceHeads * plan.mtiles
+  // v4 with more than 16 query heads a kv head (MQA): 32 heads read each K/V tile once, either
+  // as two m-tiles in one warp ("mt2", 252 registers: 2 blocks an SM) or as two warps of 16
+  // heads sharing one pipeline ("wt2", ~168 registers: 3 blocks an SM at 2-4 stages). Chosen:
+  // wt2 (session 4, see NOTES.md); ATTNLAB_GROUPED_LAYOUT=mt2|wt2|1 for comparisons.
+  if (plan.version == 4 && g > kMmaSliceHeads) {
+    std::string layout = "wt2";
+    if (const char* e = std::getenv("ATTNLAB_GROUPED_LAYOUT")) layout = e;
+    if (layout == "mt2") plan.mtiles = 2;
+    else if (layout == "wt2") plan.tile_warps = 2;
+  }
+  plan.slice_heads = matrix ? kMmaSliceHeads * plan.mtiles * plan.tile_warps
                             : plan.version == 2 ? slice_heads_for(g) : 1;
   plan.slices = (g + plan.slice_heads - 1) / plan.slice_heads;
   const std::int64_t tile = matrix ? kMmaBlockKeys
@@ -108,18 +115,19 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   if (force <= 0)
     if (const char* e = std::getenv("ATTNLAB_GROUPED_SPLITS")) force = std::atoi(e);
   if (plan.version == 4) {
-    // Stages: 4 (three blocks in flight a warp, 1 block an SM), measured best or within 1 % on
-    // every row v4 now takes (session 3 call 1: GQA B16 S4096 70.7 vs 75.9 us at 2 stages,
-    // MQA B16 S4096 31.5 vs 34.4); 3 where a warp walks <= 4 blocks at 4 stages (GQA B1
-    // S4096: 14.1 vs 14.9).
+    // Stages: 4 (three blocks in flight a pipeline), measured best or within 1 % on every row
+    // v4 now takes (session 3 call 1: GQA B16 S4096 70.7 vs 75.9 us at 2 stages, MQA B16
+    // S4096 31.5 vs 34.4); 3 where a pipeline walks <= 4 blocks at 4 stages (GQA B1 S4096:
+    // 14.1 vs 14.9).
     int stages = 0;
     if (const char* e = std::getenv("ATTNLAB_GROUPED_STAGES")) stages = std::clamp(std::atoi(e), 2, 4);
     if (stages == 0) {
-      const std::int64_t slots4 =
-          pipe_blocks_per_sm(fp16, a.head_dim, 4, plan.mtiles) * std::int64_t(device_multiprocessors());
+      const std::int64_t slots4 = pipe_blocks_per_sm(fp16, a.head_dim, 4, plan.mtiles, plan.tile_warps) *
+                                  std::int64_t(device_multiprocessors());
       const std::int64_t s4 = std::min(max_splits, std::max<std::int64_t>(1, slots4 / base));
-      const std::int64_t steps = (keys + s4 - 1) / s4 / kMmaBlockKeys;  // 16-key blocks a split
-      stages = (steps + 3) / 4 <= 4 ? 3 : 4;
+      const std::int64_t round = 16 * (4 / plan.tile_warps);  // keys a block takes a step
+      const std::int64_t walk = ((keys + s4 - 1) / s4 + round - 1) / round;  // blocks a pipeline
+      stages = walk <= 4 ? 3 : 4;
     }
     plan.stages = stages;
   }
@@ -130,7 +138,7 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
     // S131072 288 blocks for 264 slots: two waves, 702 us); v1/v2 keep the rounding up they
     // were measured with.
     const std::int64_t per_sm =
-        plan.version == 4 ? pipe_blocks_per_sm(fp16, a.head_dim, plan.stages, plan.mtiles)
+        plan.version == 4 ? pipe_blocks_per_sm(fp16, a.head_dim, plan.stages, plan.mtiles, plan.tile_warps)
         : plan.version == 3 ? 2 : 4;
     const std::int64_t target = per_sm * device_multiprocessors();
     const std::int64_t want = matrix ? target / base : (target + base - 1) / base;
