@@ -140,24 +140,14 @@ __device__ __forceinline__ void write_result(const Params& p, int split, int b, 
 // resets the counter for the next launch. scratch: >= nh * p.splits floats of shared memory
 // (the caller's, free by then). out = sum_s w_s acc_s with w_s = exp(m_s - M) / sum exp(m_s - M)
 // l_s: the same merge as attn::SoftmaxState::merge, done for all splits at once.
-__device__ __forceinline__ void combine_if_last(const Params& p, int b, int group, int h0,
-                                                int nh, float* scratch) {
-  __shared__ int last;
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    const unsigned prev = atomicAdd(p.counters + group, 1u);
-    last = prev + 1 == static_cast<unsigned>(p.splits);
-    if (last) p.counters[group] = 0u;
-  }
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
+// The merge of rows [row0, row0 + nh) of all splits (row = b * Hq + hq), by the whole block:
+// weights per (row, split) into scratch, then 4 dv a thread. Dv % 4 == 0.
+__device__ __forceinline__ void combine_rows(const Params& p, long long row0, int nh,
+                                             float* scratch) {
   const int lane = static_cast<int>(threadIdx.x) % kWarp;
   const int warp = static_cast<int>(threadIdx.x) / kWarp;
   const int warps = static_cast<int>(blockDim.x) / kWarp;
   const long long rows = static_cast<long long>(p.batch) * p.hq;
-  const long long row0 = static_cast<long long>(b) * p.hq + h0;
   for (int r = warp; r < nh; r += warps) {
     const float2* st = p.part_state + row0 + r;
     if (p.splits <= kWarp) {  // one state per lane: a single round trip
@@ -211,6 +201,22 @@ __device__ __forceinline__ void combine_if_last(const Params& p, int b, int grou
     }
     *reinterpret_cast<float4*>(p.out + (row0 + r) * p.dv + dd) = acc;
   }
+}
+
+__device__ __forceinline__ void combine_if_last(const Params& p, int b, int group, int h0,
+                                                int nh, float* scratch) {
+  __shared__ int last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const unsigned prev = atomicAdd(p.counters + group, 1u);
+    last = prev + 1 == static_cast<unsigned>(p.splits);
+    if (last) p.counters[group] = 0u;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  combine_rows(p, static_cast<long long>(b) * p.hq + h0, nh, scratch);
 }
 
 // Workspace layout (grouped_plan.hip): partial outputs, states, then the fused combine's

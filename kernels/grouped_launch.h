@@ -51,6 +51,8 @@ struct GroupedPlan {
   std::int64_t chunk = 0;  // keys per split
   std::int64_t blocks = 0; // blocks of the main kernel
   bool fused_combine = false;  // splits > 1 merged by the main kernel's last block per group
+  bool combine_rows = false;   // separate combine: 8 rows a block, float4 (Dv % 4 == 0, splits
+                               // <= 1024; ATTNLAB_GROUPED_COMBINE_ROWS=0 takes the row-a-block one)
 };
 
 GroupedPlan grouped_plan(const GroupedDeviceArgs& a);

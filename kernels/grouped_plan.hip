@@ -108,7 +108,9 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
                                                 : kGenericKeys;
   // v3/v4: >= 256 keys a split (measured on the H200 with v3, GQA B1 S4096 with the fused
   // combine: 8 splits 21.3 us, 16 splits 17.9, 32 splits 19.6).
-  const std::int64_t min_chunk = matrix ? 256 : std::max<std::int64_t>(128, 2 * tile);
+  // v4 wt2 (MQA): >= 512 keys (B16 S4096: 8 splits 26.9 us, 16 splits 28.4, session 4).
+  const std::int64_t min_chunk = !matrix ? std::max<std::int64_t>(128, 2 * tile)
+                                 : plan.tile_warps == 2 ? 512 : 256;
   const std::int64_t base = a.batch * a.kv_heads * plan.slices;
   const std::int64_t max_splits = std::max<std::int64_t>(1, (keys + min_chunk - 1) / min_chunk);
   int force = a.force_splits;
@@ -137,9 +139,12 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
     // ~4 blocks. v3/v4 take the most splits that still fit one wave (rounding up made MHA B1
     // S131072 288 blocks for 264 slots: two waves, 702 us); v1/v2 keep the rounding up they
     // were measured with.
-    const std::int64_t per_sm =
-        plan.version == 4 ? pipe_blocks_per_sm(fp16, a.head_dim, plan.stages, plan.mtiles, plan.tile_warps)
-        : plan.version == 3 ? 2 : 4;
+    // v4 wt2 aims at 2 blocks an SM although 3 fit (MQA B64 S8192: 4 splits 89.2 us, 6
+    // splits 92.7, session 4): fewer partials to merge, and no third block on half the SMs.
+    const std::int64_t pipe_sm =
+        plan.version == 4 ? pipe_blocks_per_sm(fp16, a.head_dim, plan.stages, plan.mtiles, plan.tile_warps) : 0;
+    const std::int64_t per_sm = plan.version == 4 ? (plan.tile_warps == 2 ? std::min<std::int64_t>(2, pipe_sm) : pipe_sm)
+                                : plan.version == 3 ? 2 : 4;
     const std::int64_t target = per_sm * device_multiprocessors();
     const std::int64_t want = matrix ? target / base : (target + base - 1) / base;
     splits = std::min(max_splits, std::max<std::int64_t>(1, want));
@@ -163,6 +168,9 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   const bool fits = plan.version == 3 ? plan.splits <= 4 * a.head_dim
                                       : weights <= 256 * std::int64_t(a.head_dim + 8);
   plan.fused_combine = plan.splits > 1 && matrix && fuse && fits;
+  bool rows_ok = a.value_dim % 4 == 0 && plan.splits <= 1024;  // 32 KB of weights at most
+  if (const char* e = std::getenv("ATTNLAB_GROUPED_COMBINE_ROWS")) rows_ok = rows_ok && std::atoi(e) != 0;
+  plan.combine_rows = plan.splits > 1 && !plan.fused_combine && rows_ok;
   return plan;
 }
 
