@@ -156,10 +156,14 @@ TEST_CASE("gpu split-KV: the fused and the separate combine match the reference 
       {2, 3000, 32, 1, 128, 128, 0, true},
       {2, 5000, 16, 16, 64, 64, 1000, true},
       {1, 97, 8, 2, 128, 128, 0, false},
+      {3, 777, 9, 3, 64, 64, 0, true},  // 27 rows: the 8-row combine's last block is partial
   };
   const std::uint64_t seed = 0x5eed0203;
-  for (const char* combine : {"1", "2"}) {
-    setenv("ATTNLAB_GROUPED_COMBINE", combine, 1);
+  // "1": the separate 8-rows-a-block combine, "2": fused, "old": the row-a-block kernel.
+  for (const char* combine : {"1", "2", "old"}) {
+    const bool old = std::string(combine) == "old";
+    setenv("ATTNLAB_GROUPED_COMBINE", old ? "1" : combine, 1);
+    setenv("ATTNLAB_GROUPED_COMBINE_ROWS", old ? "0" : "1", 1);
     for (const char* splits : {"2", "3", "7", "16", "33", "64", "200"}) {
       setenv("ATTNLAB_GROUPED_SPLITS", splits, 1);
       for (attn::DType dt : {attn::DType::kBf16, attn::DType::kFp16}) {
@@ -175,6 +179,7 @@ TEST_CASE("gpu split-KV: the fused and the separate combine match the reference 
   }
   unsetenv("ATTNLAB_GROUPED_SPLITS");
   unsetenv("ATTNLAB_GROUPED_COMBINE");
+  unsetenv("ATTNLAB_GROUPED_COMBINE_ROWS");
 }
 
 TEST_CASE("gpu v4 pipeline: every stage count and 32-head layout matches the reference",
