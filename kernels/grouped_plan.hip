@@ -123,6 +123,9 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
     // 14.1 vs 14.9).
     int stages = 0;
     if (const char* e = std::getenv("ATTNLAB_GROUPED_STAGES")) stages = std::clamp(std::atoi(e), 2, 4);
+    // wt2 (MQA): 2 stages (call D: MQA B64 S8192 86.7 vs 90.0 us at 4; call A: MQA B16 S4096
+    // 27.5 vs 28.4).
+    if (stages == 0 && plan.tile_warps == 2) stages = 2;
     if (stages == 0) {
       const std::int64_t slots4 = pipe_blocks_per_sm(fp16, a.head_dim, 4, plan.mtiles, plan.tile_warps) *
                                   std::int64_t(device_multiprocessors());
@@ -168,8 +171,12 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   const bool fits = plan.version == 3 ? plan.splits <= 4 * a.head_dim
                                       : weights <= 256 * std::int64_t(a.head_dim + 8);
   plan.fused_combine = plan.splits > 1 && matrix && fuse && fits;
-  bool rows_ok = a.value_dim % 4 == 0 && plan.splits <= 1024;  // 32 KB of weights at most
-  if (const char* e = std::getenv("ATTNLAB_GROUPED_COMBINE_ROWS")) rows_ok = rows_ok && std::atoi(e) != 0;
+  // The 8-rows-a-block combine is opt-in: measured slower than the row-a-block kernel (session
+  // 4 call D: MQA B16 S4096 30.9 vs 27.0 us, GQA B16 S4096 fp8 100.5 vs 95.3, MQA B64 S8192
+  // 90.0 vs 90.9).
+  bool rows_ok = false;
+  if (const char* e = std::getenv("ATTNLAB_GROUPED_COMBINE_ROWS")) rows_ok = std::atoi(e) != 0;
+  rows_ok = rows_ok && a.value_dim % 4 == 0 && plan.splits <= 1024;  // 32 KB of weights at most
   plan.combine_rows = plan.splits > 1 && !plan.fused_combine && rows_ok;
   return plan;
 }

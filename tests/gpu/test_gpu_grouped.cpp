@@ -159,7 +159,8 @@ TEST_CASE("gpu split-KV: the fused and the separate combine match the reference 
       {3, 777, 9, 3, 64, 64, 0, true},  // 27 rows: the 8-row combine's last block is partial
   };
   const std::uint64_t seed = 0x5eed0203;
-  // "1": the separate 8-rows-a-block combine, "2": fused, "old": the row-a-block kernel.
+  // "1": the separate 8-rows-a-block combine (opt-in), "2": fused, "old": the row-a-block
+  // kernel (the default separate combine).
   for (const char* combine : {"1", "2", "old"}) {
     const bool old = std::string(combine) == "old";
     setenv("ATTNLAB_GROUPED_COMBINE", old ? "1" : combine, 1);
