@@ -421,20 +421,6 @@ __global__ void grouped_combine_kernel(const Params p) {
   }
 }
 
-// The separate combine for Dv % 4 == 0: kCombineRows rows a block of 128 threads, each row's
-// split weights computed once by one warp (one state a lane), then float4 loads of 16 splits at
-// a time (combine_rows, shared with the fused tail). The kernel above (one block a row, a
-// thread a dv element, every thread merging every state) made MQA's combine 5.8-8.1 us (ncu,
-// B16 S4096 and B64 S8192).
-constexpr int kCombineRows = 8;
-__global__ void __launch_bounds__(128) grouped_combine_rows_kernel(const Params p) {
-  extern __shared__ float combine_w[];  // [kCombineRows][splits]
-  const long long rows = static_cast<long long>(p.batch) * p.hq;
-  const long long row0 = static_cast<long long>(blockIdx.x) * kCombineRows;
-  const int nh = static_cast<int>(rows - row0 < kCombineRows ? rows - row0 : kCombineRows);
-  combine_rows(p, row0, nh, combine_w);
-}
-
 // ---- host ---------------------------------------------------------------------------------
 template <class Kv, int D, int GS>
 void launch_tiled(const Params& p, dim3 grid, hipStream_t stream) {
@@ -485,13 +471,7 @@ void launch_kernels(const GroupedPlan& plan, const Params& p, hipStream_t stream
     grouped_generic_kernel<Kv><<<grid, dim3(kThreads), smem, stream>>>(p);
   }
   HIP_CHECK_LAUNCH();
-  if (plan.splits > 1 && !plan.fused_combine && plan.combine_rows) {
-    const long long rows = static_cast<long long>(p.batch) * p.hq;
-    const std::size_t smem = static_cast<std::size_t>(kCombineRows) * plan.splits * sizeof(float);
-    grouped_combine_rows_kernel<<<dim3(static_cast<unsigned>((rows + kCombineRows - 1) / kCombineRows)),
-                                  dim3(128), smem, stream>>>(p);
-    HIP_CHECK_LAUNCH();
-  } else if (plan.splits > 1 && !plan.fused_combine) {
+  if (plan.splits > 1 && !plan.fused_combine) {
     const unsigned threads = static_cast<unsigned>(std::min(p.dv, 256));
     grouped_combine_kernel<<<dim3(static_cast<unsigned>(static_cast<long long>(p.batch) * p.hq)),
                              dim3(threads), 0, stream>>>(p);

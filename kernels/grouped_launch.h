@@ -51,9 +51,6 @@ struct GroupedPlan {
   std::int64_t chunk = 0;  // keys per split
   std::int64_t blocks = 0; // blocks of the main kernel
   bool fused_combine = false;  // splits > 1 merged by the main kernel's last block per group
-  bool combine_rows = false;   // separate combine: 8 rows a block, float4 (Dv % 4 == 0, splits
-                               // <= 1024); only with ATTNLAB_GROUPED_COMBINE_ROWS=1 (measured
-                               // slower than the row-a-block kernel, the default)
 };
 
 GroupedPlan grouped_plan(const GroupedDeviceArgs& a);

@@ -85,14 +85,14 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   const bool v3_ok = mma_supported(a.head_dim, a.value_dim, half);
   if (cap >= 4 && pipe_supported(a.head_dim, a.value_dim, half) && (forced || !streaming || !v3_ok))
     plan.version = 4;
-  else if (cap >= 3 && mma_supported(a.head_dim, a.value_dim, half)) plan.version = 3;
+  else if (cap >= 3 && v3_ok) plan.version = 3;
   else if (cap >= 2 && tiled_dims(a.head_dim, a.value_dim)) plan.version = 2;
   else plan.version = 1;
   plan.fast = plan.version >= 2;
   const bool matrix = plan.version >= 3;
   // v4 with more than 16 query heads a kv head (MQA): 32 heads read each K/V tile once, either
   // as two m-tiles in one warp ("mt2", 252 registers: 2 blocks an SM) or as two warps of 16
-  // heads sharing one pipeline ("wt2", ~168 registers: 3 blocks an SM at 2-4 stages). Chosen:
+  // heads sharing one pipeline ("wt2", 159 registers: 3 blocks an SM at 2-4 stages). Chosen:
   // wt2 (session 4, see NOTES.md); ATTNLAB_GROUPED_LAYOUT=mt2|wt2|1 for comparisons.
   if (plan.version == 4 && g > kMmaSliceHeads) {
     std::string layout = "wt2";
@@ -171,13 +171,6 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   const bool fits = plan.version == 3 ? plan.splits <= 4 * a.head_dim
                                       : weights <= 256 * std::int64_t(a.head_dim + 8);
   plan.fused_combine = plan.splits > 1 && matrix && fuse && fits;
-  // The 8-rows-a-block combine is opt-in: measured slower than the row-a-block kernel (session
-  // 4 call D: MQA B16 S4096 30.9 vs 27.0 us, GQA B16 S4096 fp8 100.5 vs 95.3, MQA B64 S8192
-  // 90.0 vs 90.9).
-  bool rows_ok = false;
-  if (const char* e = std::getenv("ATTNLAB_GROUPED_COMBINE_ROWS")) rows_ok = std::atoi(e) != 0;
-  rows_ok = rows_ok && a.value_dim % 4 == 0 && plan.splits <= 1024;  // 32 KB of weights at most
-  plan.combine_rows = plan.splits > 1 && !plan.fused_combine && rows_ok;
   return plan;
 }
 

@@ -156,15 +156,11 @@ TEST_CASE("gpu split-KV: the fused and the separate combine match the reference 
       {2, 3000, 32, 1, 128, 128, 0, true},
       {2, 5000, 16, 16, 64, 64, 1000, true},
       {1, 97, 8, 2, 128, 128, 0, false},
-      {3, 777, 9, 3, 64, 64, 0, true},  // 27 rows: the 8-row combine's last block is partial
+      {3, 777, 9, 3, 64, 64, 0, true},  // 27 rows, G = 3
   };
   const std::uint64_t seed = 0x5eed0203;
-  // "1": the separate 8-rows-a-block combine (opt-in), "2": fused, "old": the row-a-block
-  // kernel (the default separate combine).
-  for (const char* combine : {"1", "2", "old"}) {
-    const bool old = std::string(combine) == "old";
-    setenv("ATTNLAB_GROUPED_COMBINE", old ? "1" : combine, 1);
-    setenv("ATTNLAB_GROUPED_COMBINE_ROWS", old ? "0" : "1", 1);
+  for (const char* combine : {"1", "2"}) {
+    setenv("ATTNLAB_GROUPED_COMBINE", combine, 1);
     for (const char* splits : {"2", "3", "7", "16", "33", "64", "200"}) {
       setenv("ATTNLAB_GROUPED_SPLITS", splits, 1);
       for (attn::DType dt : {attn::DType::kBf16, attn::DType::kFp16}) {
@@ -180,7 +176,6 @@ TEST_CASE("gpu split-KV: the fused and the separate combine match the reference 
   }
   unsetenv("ATTNLAB_GROUPED_SPLITS");
   unsetenv("ATTNLAB_GROUPED_COMBINE");
-  unsetenv("ATTNLAB_GROUPED_COMBINE_ROWS");
 }
 
 TEST_CASE("gpu v4 pipeline: every stage count and 32-head layout matches the reference",
