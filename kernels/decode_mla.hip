@@ -37,6 +37,7 @@
 #include "kernels/matrix_ops.h"
 #include "kernels/mla_combine.h"
 #include "kernels/mla_launch.h"
+#include "kernels/mla_params.h"
 
 namespace kern {
 namespace {
@@ -49,21 +50,6 @@ constexpr int kPvTiles = kDl / 16 / kWarpsPerGroup;  // 8 output tiles of 16 dim
 constexpr int kRowThreads = mo::kWarp / 4;           // softmax threads per head row (8 / 16)
 static_assert(kQkSteps * 16 * kWarpsPerGroup == kDk, "Dk must split over the group's warps");
 
-struct MlaParams {
-  const void* q;              // [B, H, Dk] 16-bit
-  const void* kv;             // [B, S, Dk] 16-bit or e4m3 bytes
-  const std::int32_t* lens;   // [B] valid positions, nullptr = all S
-  float* out;                 // [B, H, Dl]
-  float* part_acc;            // [B, H, splits, Dl] unnormalised partial outputs (splits > 1)
-  float2* part_state;         // [B, H, splits] (max, sum) of the split (splits > 1)
-  std::int64_t seq;           // S
-  int heads;                  // H
-  int head_tiles;             // ceil(H / (16 * HG))
-  int splits;                 // KV splits per sequence
-  std::int64_t split_len;     // tokens per split (a multiple of the block length)
-  float score_scale;          // softmax scale (times kv_scale for fp8 keys)
-  float out_scale;            // kv_scale for fp8 values, else 1
-};
 
 template <int kHG, int kBlockN, int kStages, bool kFp8>
 struct Smem {
@@ -365,7 +351,7 @@ struct Plan {
   std::int64_t split_len = 0;
 };
 
-using KernelFn = void (*)(MlaParams);
+using KernelFn = MlaKernelFn;
 
 template <class T, int kHG, int kBlockN, int kStages, bool kFp8>
 KernelFn prepared_kernel(int* smem_bytes, int* threads, int* per_sm) {
@@ -404,6 +390,10 @@ KernelFn select_kernel(const MlaKernelChoice& c, int* smem, int* threads, int* p
 
 KernelFn select_for(const MlaDeviceArgs& a, const MlaKernelChoice& c, int* smem, int* threads,
                     int* per_sm) {
+  if (c.version == 3) return mla_slice_kernel(a.dt, c, smem, threads, per_sm);
+  if (c.version != 1)
+    throw attn::DeviceError("MLA decode: no kernel version " + std::to_string(c.version) +
+                            " (1 or 3)");
   switch (a.dt) {
     case attn::DType::kBf16: return select_kernel<mo::Bf16, false>(c, smem, threads, per_sm);
     case attn::DType::kFp16: return select_kernel<mo::Fp16, false>(c, smem, threads, per_sm);

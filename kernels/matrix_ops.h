@@ -144,6 +144,80 @@ __device__ __forceinline__ void e4m3x4_to_f16x4(std::uint32_t x, std::uint32_t& 
       : "r"(x));
 }
 
+// A-operand element positions: FragA holds kFragAElems 16-bit values a lane, element e in
+// register e / 2, half e % 2 (so make_a packs floats in that order). On NVIDIA a lane holds two
+// rows (lane/4 and lane/4 + 8: "slots" 0 and 1) and the positions equal the accumulator's, so a
+// score tile's FragC is, element by element, the probability tile's FragA.
+constexpr int kFragAElems = 8;
+constexpr int kARowSlots = 2;
+__device__ __forceinline__ int frag_a_row(int e, int lane) { return lane / 4 + 8 * ((e >> 1) & 1); }
+__device__ __forceinline__ int frag_a_col(int e, int lane) {
+  return 8 * (e >> 2) + 2 * (lane % 4) + (e & 1);
+}
+__device__ __forceinline__ int frag_a_slot(int e) { return (e >> 1) & 1; }
+// Max / sum over the lanes that hold the same A rows (a quad).
+__device__ __forceinline__ float a_row_max(float x) {
+  x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+  return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+}
+__device__ __forceinline__ float a_row_sum(float x) {
+  x += __shfl_xor_sync(0xffffffffu, x, 1);
+  return x + __shfl_xor_sync(0xffffffffu, x, 2);
+}
+// The per-row value of accumulator element i, from the lane's A-row slot values (NVIDIA: the
+// same lane holds the same rows in both layouts).
+__device__ __forceinline__ float slot_to_c_row(const float* slot, int i, int /*lane*/) {
+  return slot[(i >> 1) & 1];
+}
+// Accumulator elements i and i + 1 (i even) are adjacent columns of one row.
+constexpr bool kCPairsAdjacent = true;
+__device__ __forceinline__ void warp_sync() { __syncwarp(); }
+
+// fp8 e4m3 operands read straight from shared memory (bytes, row stride `ld` bytes, a multiple
+// of 16) and converted to fp16 in registers.
+// Keys, B stored [n][k]: two 16x16 tiles (tokens n0 = 0-15 and 16-31 of s) of one 16-dim k-step.
+// The k order inside the step is permuted: a lane's 4 consecutive bytes (dims 4 (lane%4) + 0..3)
+// feed its two B registers, i.e. physical dim p is logical k e4m3_nk_col(p); the A operand
+// (queries) must be stored with the same permutation.
+__device__ __forceinline__ int e4m3_nk_col(int p) {
+  return (p % 4 < 2 ? 0 : 6) + 2 * (p / 4) + p % 4;
+}
+__device__ __forceinline__ void load_b_nk_e4m3_x2(FragB& b0, FragB& b1, const unsigned char* s,
+                                                  int ld, int lane) {
+  const unsigned char* p = s + lane * ld;  // matrix m = lane / 8: tokens 8 m + 0..7
+  std::uint32_t m[4];
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(m[0]), "=r"(m[1]), "=r"(m[2]), "=r"(m[3])
+               : "r"(smem_addr(p)));
+  e4m3x4_to_f16x4(m[0], b0.r[0], b0.r[1]);
+  e4m3x4_to_f16x4(m[1], b0.r[2], b0.r[3]);
+  e4m3x4_to_f16x4(m[2], b1.r[0], b1.r[1]);
+  e4m3x4_to_f16x4(m[3], b1.r[2], b1.r[3]);
+}
+// Values, B stored [k][n] (rows = 16 tokens): two 16x16 tiles, dims 0-15 and 16-31 of s. Column
+// c of a tile is dim e4m3_kn_dim(c) of its 16 (even dims first, then odd), so that a lane's
+// transposed 16-bit pair (two dims of two tokens) splits into two B registers.
+__device__ __forceinline__ int e4m3_kn_dim(int c) { return c < 8 ? 2 * c : 2 * (c - 8) + 1; }
+__device__ __forceinline__ void load_b_kn_e4m3_x2(FragB& b0, FragB& b1, const unsigned char* s,
+                                                  int ld, int lane) {
+  // matrices: (tokens 0-7, bytes 0-15), (8-15, 0-15), (0-7, 16-31), (8-15, 16-31)
+  const unsigned char* p = s + ((lane % 8) + 8 * ((lane / 8) % 2)) * ld + 16 * (lane / 16);
+  std::uint32_t m[4];
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(m[0]), "=r"(m[1]), "=r"(m[2]), "=r"(m[3])
+               : "r"(smem_addr(p)));
+  // m = {V[2q][2g], V[2q][2g+1], V[2q+1][2g], V[2q+1][2g+1]} -> even dim pair, odd dim pair
+  std::uint32_t e, o;
+  e4m3x4_to_f16x4(__byte_perm(m[0], 0, 0x3120), e, o);
+  b0.r[0] = e; b0.r[2] = o;
+  e4m3x4_to_f16x4(__byte_perm(m[1], 0, 0x3120), e, o);
+  b0.r[1] = e; b0.r[3] = o;
+  e4m3x4_to_f16x4(__byte_perm(m[2], 0, 0x3120), e, o);
+  b1.r[0] = e; b1.r[2] = o;
+  e4m3x4_to_f16x4(__byte_perm(m[3], 0, 0x3120), e, o);
+  b1.r[1] = e; b1.r[3] = o;
+}
+
 #else
 // ---------------------------------------------------------------------------------- AMD
 // UNVERIFIED ON HARDWARE (see the header comment).
@@ -245,6 +319,46 @@ __device__ __forceinline__ void e4m3x4_to_f16x4(std::uint32_t x, std::uint32_t& 
   lo = pack2<Fp16>(f[0], f[1]);
   hi = pack2<Fp16>(f[2], f[3]);
 }
+// A-operand element positions (see the NVIDIA block): one row a lane, 4 consecutive columns.
+constexpr int kFragAElems = 4;
+constexpr int kARowSlots = 1;
+__device__ __forceinline__ int frag_a_row(int, int lane) { return lane % 16; }
+__device__ __forceinline__ int frag_a_col(int e, int lane) { return 4 * (lane / 16) + e; }
+__device__ __forceinline__ int frag_a_slot(int) { return 0; }
+__device__ __forceinline__ float a_row_max(float x) {
+  x = fmaxf(x, __shfl_xor(x, 16, 64));
+  return fmaxf(x, __shfl_xor(x, 32, 64));
+}
+__device__ __forceinline__ float a_row_sum(float x) {
+  x += __shfl_xor(x, 16, 64);
+  return x + __shfl_xor(x, 32, 64);
+}
+// Accumulator rows (4 (lane/16) + i) live in other lanes of the A layout (row = lane % 16).
+__device__ __forceinline__ float slot_to_c_row(const float* slot, int i, int lane) {
+  return __shfl(slot[0], frag_c_row(i, lane), 64);
+}
+constexpr bool kCPairsAdjacent = false;
+__device__ __forceinline__ void warp_sync() { __builtin_amdgcn_wave_barrier(); }
+
+// fp8 operands (see the NVIDIA block); no permutation is needed here.
+__device__ __forceinline__ int e4m3_nk_col(int p) { return p; }
+__device__ __forceinline__ void load_b_nk_e4m3_x2(FragB& b0, FragB& b1, const unsigned char* s,
+                                                  int ld, int lane) {
+  const unsigned char* p = s + (lane % 16) * ld + 4 * (lane / 16);
+  e4m3x4_to_f16x4(*reinterpret_cast<const std::uint32_t*>(p), b0.r[0], b0.r[1]);
+  e4m3x4_to_f16x4(*reinterpret_cast<const std::uint32_t*>(p + 16 * ld), b1.r[0], b1.r[1]);
+}
+__device__ __forceinline__ int e4m3_kn_dim(int c) { return c; }
+__device__ __forceinline__ void load_b_kn_e4m3_x2(FragB& b0, FragB& b1, const unsigned char* s,
+                                                  int ld, int lane) {
+  const unsigned char* p = s + 4 * (lane / 16) * ld + lane % 16;
+  auto gather = [&](const unsigned char* c) {
+    return std::uint32_t(c[0]) | (std::uint32_t(c[ld]) << 8) | (std::uint32_t(c[2 * ld]) << 16) |
+           (std::uint32_t(c[3 * ld]) << 24);
+  };
+  e4m3x4_to_f16x4(gather(p), b0.r[0], b0.r[1]);
+  e4m3x4_to_f16x4(gather(p + 16), b1.r[0], b1.r[1]);
+}
 #endif
 
 __device__ __forceinline__ float bf16_to_float(std::uint32_t bits16) {
@@ -254,6 +368,13 @@ __device__ __forceinline__ float bf16_to_float(std::uint32_t bits16) {
 __device__ __forceinline__ void zero(FragC& c) {
 #pragma unroll
   for (int i = 0; i < kFragCElems; ++i) c.v[i] = 0.f;
+}
+
+// Floats v[0 .. kFragAElems) (element order of frag_a_row / frag_a_col) -> an A fragment.
+template <class T>
+__device__ __forceinline__ void make_a(FragA& a, const float* v) {
+#pragma unroll
+  for (int r = 0; r < kFragAElems / 2; ++r) a.r[r] = pack2<T>(v[2 * r], v[2 * r + 1]);
 }
 
 }  // namespace mo

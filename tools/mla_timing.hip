@@ -156,6 +156,14 @@ int main(int argc, char** argv) {
       v.fp8_fp16 = auto_choice.fp8_fp16;
       if (auto_choice.block_n != 32) vars.push_back({"hg2 n32", v});
     }
+    // v3 (a pipeline per warp, decode_mla_slice.hip), every tile it has.
+    for (const auto& [bn, ns] : fp8 ? std::vector<std::pair<int, int>>{{32, 2}, {32, 3}, {64, 2}}
+                                    : std::vector<std::pair<int, int>>{{16, 2}, {16, 3}, {32, 2}}) {
+      MlaKernelChoice v{1, bn, ns, 0};
+      v.version = 3;
+      if (auto_choice.version == 3 && auto_choice.block_n == bn && auto_choice.stages == ns) continue;
+      vars.push_back({"v3 s" + std::to_string(ns), v});
+    }
     for (const auto& [label, v0] : vars) {
       const bool deflt = label == "auto";
       const MlaKernelChoice v = v0;
@@ -200,8 +208,8 @@ int main(int argc, char** argv) {
         const double bytes = double(kv_bytes) + q_elems * 2.0 + out_elems * 4.0;
         const double flops = 2.0 * c.batch * c.heads * double(c.seq) * (576 + 512);
         char vname[64];
-        std::snprintf(vname, sizeof vname, "%s: hg%d n%d%s", label.c_str(), v.head_groups, v.block_n,
-                      v.fp8_fp16 ? " f16" : "");
+        std::snprintf(vname, sizeof vname, "%s: v%d hg%d n%d%s", label.c_str(), v.version,
+                      v.head_groups, v.block_n, v.fp8_fp16 ? " f16" : "");
         const MlaKernelChoice used = mla_plan(a, v);
         std::printf("%-22s %-5s %-26s %6d %10.1f %10.1f %10.1f %8.0f %7.1f %8.1f %10.2e\n", c.name,
                     std::string(attn::dtype_name(c.dt)).c_str(), vname, used.splits, med,

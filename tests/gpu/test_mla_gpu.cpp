@@ -86,7 +86,8 @@ void check_case(const MlaCase& c, std::uint32_t seed, const kern::MlaKernelChoic
     variant = "head_groups " + std::to_string(choice->head_groups) + ", block_n " +
               std::to_string(choice->block_n) + ", stages " + std::to_string(choice->stages) +
               ", splits " + std::to_string(choice->splits) + ", combine " +
-              std::to_string(choice->combine) + (choice->fp8_fp16 ? ", fp8 via fp16" : "");
+              std::to_string(choice->combine) + (choice->fp8_fp16 ? ", fp8 via fp16" : "") +
+              ", version " + std::to_string(choice->version);
   INFO("variant: " << variant);
   if (choice) {
     kern::gpu_decode_mla_with(s, q.data(), kv.data(), lp, out.data(), c.dt, choice);
@@ -197,4 +198,54 @@ TEST_CASE("gpu MLA decode reports unsupported inputs as errors", "[gpu][mla]") {
   CHECK_THROWS_AS(kern::gpu_decode_mla(s, q.data(), kv.data(), too_long, out.data(),
                                        attn::DType::kBf16),
                   attn::InputError);
+}
+
+TEST_CASE("MLA v3 (a pipeline per warp): every tile, dtype, split count and shape matches",
+          "[gpu][mla]") {
+  if (!have_gpu()) return;
+  struct Tile { int block_n, stages; bool fp8; };
+  const Tile tiles[] = {{16, 2, false}, {16, 3, false}, {32, 2, false},
+                        {32, 2, true},  {32, 3, true},  {64, 2, true}};
+  std::uint32_t seed = 33001;
+  for (const Tile& t : tiles) {
+    kern::MlaKernelChoice c;
+    c.version = 3;
+    c.head_groups = 1;
+    c.block_n = t.block_n;
+    c.stages = t.stages;
+    for (int splits : {0, 1, 7}) {
+      for (int combine : {1, 2}) {
+        if (splits == 1 && combine == 2) continue;
+        c.splits = splits;
+        c.combine = combine;
+        if (t.fp8) {
+          check_case({3, 777, 16, attn::DType::kFp8, true}, seed++, &c);
+          check_case({2, 97, 63, attn::DType::kFp8, true}, seed++, &c);
+          check_case({2, 1, 3, attn::DType::kFp8, true}, seed++, &c);
+        } else {
+          check_case({3, 1000, 63, attn::DType::kBf16, true}, seed++, &c);
+          check_case({2, 300, 9, attn::DType::kFp16, true}, seed++, &c);
+          check_case({4, 54, 1, attn::DType::kBf16, true}, seed++, &c);
+        }
+      }
+    }
+    c.splits = 0;
+    c.combine = 2;
+    const attn::DType dt = t.fp8 ? attn::DType::kFp8 : attn::DType::kBf16;
+    check_case({2, 4096, 128, dt, true}, seed++, &c);
+    check_case({1, 70000, 16, dt, false}, seed++, &c);
+  }
+  kern::MlaKernelChoice bad;
+  bad.version = 3;
+  bad.head_groups = 2;
+  std::vector<float> q(16 * kDk), kv(16 * kDk), out(16 * kDl);
+  attn::MlaDecodeShape s;
+  s.batch = 1;
+  s.seq = 16;
+  s.heads = 16;
+  s.latent_dim = kDl;
+  s.rope_dim = kDr;
+  CHECK_THROWS_AS(kern::gpu_decode_mla_with(s, q.data(), kv.data(), nullptr, out.data(),
+                                            attn::DType::kBf16, &bad),
+                  attn::DeviceError);
 }

@@ -1,0 +1,36 @@
+// Kernel parameters shared by the MLA decode kernels (decode_mla.hip: v1, a CTA-wide pipeline;
+// decode_mla_slice.hip: v3, one pipeline per warp). Include only from .hip files, after
+// kernels/hip_compat.h.
+#pragma once
+#include <cstdint>
+
+#include "kernels/hip_compat.h"
+#include "kernels/mla_launch.h"
+
+namespace kern {
+
+struct MlaParams {
+  const void* q;              // [B, H, Dk] 16-bit
+  const void* kv;             // [B, S, Dk] 16-bit or e4m3 bytes
+  const std::int32_t* lens;   // [B] valid positions, nullptr = all S
+  float* out;                 // [B, H, Dl]
+  float* part_acc;            // [B, H, splits, Dl] unnormalised partial outputs (splits > 1)
+  float2* part_state;         // [B, H, splits] (max, sum) of the split (splits > 1)
+  std::int64_t seq;           // S
+  int heads;                  // H
+  int head_tiles;             // ceil(H / (16 * HG))
+  int splits;                 // KV splits per sequence
+  std::int64_t split_len;     // tokens per split (a multiple of the block length)
+  float score_scale;          // softmax scale (times kv_scale for fp8 keys)
+  float out_scale;            // kv_scale for fp8 values, else 1
+};
+
+using MlaKernelFn = void (*)(MlaParams);
+
+// v3 (decode_mla_slice.hip): the kernel for this dtype and choice (version 3, head_groups 1),
+// with its shared memory, threads and resident blocks per SM; throws attn::DeviceError when the
+// choice has no kernel.
+MlaKernelFn mla_slice_kernel(attn::DType dt, const MlaKernelChoice& c, int* smem_bytes,
+                             int* threads, int* per_sm);
+
+}  // namespace kern
