@@ -436,6 +436,15 @@ Plan make_plan(const MlaDeviceArgs& a, const MlaKernelChoice* forced) {
     pl.k.block_n = a.heads > 16 ? 64 : (a.dt != attn::DType::kFp8 && !fills ? 64 : 32);
     pl.k.stages = 2;
     pl.k.splits = 0;
+    // fp8 caches of >= 64 Ki tokens in all: v3 (a pipeline per warp, conversion in registers),
+    // 64-token blocks. H200, 2026-12-03 (NOTES.md, session 5): bs256 kv8192 543.8 vs 673.1 us,
+    // bs64 kv8192 169.0 vs 188.2, H128 B64 S8192 1050 vs 1090; bs4 kv1024 stays on v1 (22.8 vs
+    // 19.5 for v1 n64). v3 loses on 16-bit caches (bs256 675.8 vs 595.6), so they stay on v1.
+    if (a.dt == attn::DType::kFp8 && a.batch * a.seq >= 65536) {
+      pl.k.version = 3;
+      pl.k.head_groups = 1;
+      pl.k.block_n = 64;
+    }
   }
   int smem = 0, threads = 0, per_sm = 0;
   (void)select_for(a, pl.k, &smem, &threads, &per_sm);
