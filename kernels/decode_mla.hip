@@ -373,6 +373,10 @@ KernelFn prepared_kernel(int* smem_bytes, int* threads, int* per_sm) {
 
 template <class T, bool kFp8>
 KernelFn select_kernel(const MlaKernelChoice& c, int* smem, int* threads, int* per_sm) {
+  if (c.head_groups == 1 && c.block_n == 16 && c.stages == 3)
+    return prepared_kernel<T, 1, 16, 3, kFp8>(smem, threads, per_sm);
+  if (c.head_groups == 1 && c.block_n == 16 && c.stages == 4)
+    return prepared_kernel<T, 1, 16, 4, kFp8>(smem, threads, per_sm);
   if (c.head_groups == 1 && c.block_n == 32 && c.stages == 2)
     return prepared_kernel<T, 1, 32, 2, kFp8>(smem, threads, per_sm);
   if (c.head_groups == 1 && c.block_n == 32 && c.stages == 3)

@@ -25,7 +25,8 @@ struct MlaDeviceArgs {
 
 // Kernel variant and split count (internal tuning; the launcher picks one from the shape and
 // the device when none is given). version 1 (decode_mla.hip): head_groups 1 with (block_n,
-// stages) (32, 2), (32, 3), (64, 2); head_groups 2 with (32, 2), (64, 2). version 3
+// stages) (16, 3), (16, 4), (32, 2), (32, 3), (64, 2); head_groups 2 with (32, 2), (64, 2).
+// version 3
 // (decode_mla_slice.hip, a pipeline per warp): head_groups 1; 16-bit (16, 2), (16, 3), (32, 2);
 // fp8 (32, 2), (32, 3), (64, 2), always through fp16 MMA. splits 0 = chosen from the shape.
 struct MlaKernelChoice {

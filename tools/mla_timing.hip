@@ -86,10 +86,14 @@ struct Case {
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--help") {
-    std::printf("usage: mla_timing [timed runs per variant, default 30]\n");
+    std::printf("usage: mla_timing [timed runs per variant, default 30] [case filter] "
+                "[variant filter]\n  filters are substrings of \"<case> <dtype>\" and of the "
+                "variant label (for ncu: one case, one variant)\n");
     return 0;
   }
   const int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 30;
+  const std::string case_filter = argc > 2 ? argv[2] : "";
+  const std::string var_filter = argc > 3 ? argv[3] : "";
   const double probe = probe_gbps();
   std::printf("read probe: %.0f GB/s\n", probe);
   const Case cases[] = {
@@ -107,6 +111,8 @@ int main(int argc, char** argv) {
               "variant", "splits", "median_us", "min_us", "max_us", "GB/s", "%probe", "TFLOP/s",
               "maxdiff");
   for (const Case& c : cases) {
+    if ((std::string(c.name) + " " + std::string(attn::dtype_name(c.dt))).find(case_filter) == std::string::npos)
+      continue;
     const int dk = 576;
     const bool fp8 = c.dt == attn::DType::kFp8;
     const std::size_t q_elems = std::size_t(c.batch) * c.heads * dk;
@@ -151,6 +157,11 @@ int main(int argc, char** argv) {
       MlaKernelChoice w{1, 32, 2, 0};
       w.fp8_fp16 = auto_choice.fp8_fp16;
       if (auto_choice.block_n != 32) vars.push_back({"hg1 n32", w});
+      for (int ns : {3, 4}) {  // 16-token blocks, 2-3 of them in flight a CTA
+        MlaKernelChoice x{1, 16, ns, 0};
+        x.fp8_fp16 = auto_choice.fp8_fp16;
+        vars.push_back({"hg1 n16 s" + std::to_string(ns), x});
+      }
     } else {
       MlaKernelChoice v{2, 32, 2, 0};
       v.fp8_fp16 = auto_choice.fp8_fp16;
@@ -166,6 +177,7 @@ int main(int argc, char** argv) {
     }
     for (const auto& [label, v0] : vars) {
       const bool deflt = label == "auto";
+      if (!deflt && label.find(var_filter) == std::string::npos) continue;
       const MlaKernelChoice v = v0;
       try {
         DeviceBuffer ws(mla_workspace_bytes(a, v));

@@ -159,7 +159,8 @@ TEST_CASE("every MLA kernel variant, split count and combine matches the referen
           "[gpu][mla]") {
   if (!have_gpu()) return;
   const kern::MlaKernelChoice tiles[] = {
-      {1, 32, 2, 0}, {1, 32, 3, 0}, {1, 64, 2, 0}, {2, 32, 2, 0}, {2, 64, 2, 0}};
+      {1, 16, 3, 0}, {1, 16, 4, 0}, {1, 32, 2, 0}, {1, 32, 3, 0},
+      {1, 64, 2, 0}, {2, 32, 2, 0}, {2, 64, 2, 0}};
   std::uint32_t seed = 31001;
   for (const kern::MlaKernelChoice& t : tiles) {
     for (int splits : {1, 7}) {
