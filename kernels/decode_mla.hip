@@ -373,10 +373,6 @@ KernelFn prepared_kernel(int* smem_bytes, int* threads, int* per_sm) {
 
 template <class T, bool kFp8>
 KernelFn select_kernel(const MlaKernelChoice& c, int* smem, int* threads, int* per_sm) {
-  if (c.head_groups == 1 && c.block_n == 16 && c.stages == 3)
-    return prepared_kernel<T, 1, 16, 3, kFp8>(smem, threads, per_sm);
-  if (c.head_groups == 1 && c.block_n == 16 && c.stages == 4)
-    return prepared_kernel<T, 1, 16, 4, kFp8>(smem, threads, per_sm);
   if (c.head_groups == 1 && c.block_n == 32 && c.stages == 2)
     return prepared_kernel<T, 1, 32, 2, kFp8>(smem, threads, per_sm);
   if (c.head_groups == 1 && c.block_n == 32 && c.stages == 3)
@@ -394,10 +390,10 @@ KernelFn select_kernel(const MlaKernelChoice& c, int* smem, int* threads, int* p
 
 KernelFn select_for(const MlaDeviceArgs& a, const MlaKernelChoice& c, int* smem, int* threads,
                     int* per_sm) {
-  if (c.version == 3) return mla_slice_kernel(a.dt, c, smem, threads, per_sm);
+  if (c.version == 3 || c.version == 4) return mla_slice_kernel(a.dt, c, smem, threads, per_sm);
   if (c.version != 1)
     throw attn::DeviceError("MLA decode: no kernel version " + std::to_string(c.version) +
-                            " (1 or 3)");
+                            " (1, 3 or 4)");
   switch (a.dt) {
     case attn::DType::kBf16: return select_kernel<mo::Bf16, false>(c, smem, threads, per_sm);
     case attn::DType::kFp16: return select_kernel<mo::Fp16, false>(c, smem, threads, per_sm);

@@ -47,7 +47,7 @@ constexpr int kPvTiles = kLat / 16;       // 8
 constexpr int kQLd = kSlice + 8;          // Q staging row stride (16-bit elements): 304 bytes
 static_assert(kLat % 16 == 0 && kRope == 16, "the column slices must be whole 16-column steps");
 
-template <int kN, int kStages, bool kFp8>
+template <int kN, int kStages, bool kFp8, bool kRows>
 struct SliceSmem {
   // 16-bit rows padded to 304 bytes (19 x 16: ldmatrix rows on distinct banks); fp8 rows are
   // 144 bytes (9 x 16) and need no pad.
@@ -55,27 +55,35 @@ struct SliceSmem {
   static constexpr int kStageB = kN * kRowB;                  // one warp, one block
   static constexpr int kPipeB = kWarps * kStages * kStageB;
   static constexpr int kSLd = kN + 8;                         // partial scores row (floats)
-  static constexpr int kPartB = 2 * kWarps * 16 * kSLd * 4;   // two parities x warps x 16 rows
+  // partial scores: warps x 16 rows, two parities (one barrier a block) or one (kRows)
+  static constexpr int kPartB = (kRows ? 1 : 2) * kWarps * 16 * kSLd * 4;
   static constexpr int kQWarpB = 16 * kQLd * 2;
   // Q is staged once, before the loop: in the warp's last stage when it fits, else in the
   // partial-score area (fp8 with 32-token blocks).
   static constexpr bool kQInStage = kStageB >= kQWarpB;
   static constexpr int kPart0 = kPipeB;
-  static constexpr int kBytes = kPipeB + (kQInStage || kPartB >= kWarps * kQWarpB
-                                              ? kPartB : kWarps * kQWarpB);
+  static constexpr int kAreaB =
+      kQInStage || kPartB >= kWarps * kQWarpB ? kPartB : kWarps * kQWarpB;
+  // kRows: the block's probabilities (16 x kN, 16-bit), the rows' rescale factors and, after
+  // the loop, their 1 / sum.
+  static constexpr int kPLd = kN + 8;                         // 16-bit elements
+  static constexpr int kP0 = kPart0 + kAreaB;
+  static constexpr int kAlpha0 = kP0 + (kRows ? 16 * kPLd * 2 : 0);
+  static constexpr int kInv0 = kAlpha0 + (kRows ? 16 * 4 : 0);
+  static constexpr int kBytes = kInv0 + (kRows ? 16 * 4 : 0);
   static_assert(kStages >= 2, "the pipeline needs two stages");
 };
 
-template <int kN, int kStages, bool kFp8>
+template <int kN, int kStages, bool kFp8, bool kRows>
 constexpr int slice_min_blocks() {
-  constexpr int by_smem = (227 * 1024) / (SliceSmem<kN, kStages, kFp8>::kBytes + 1024);
+  constexpr int by_smem = (227 * 1024) / (SliceSmem<kN, kStages, kFp8, kRows>::kBytes + 1024);
   return by_smem < 1 ? 1 : (by_smem > 3 ? 3 : by_smem);
 }
 
-template <class T, int kN, int kStages, bool kFp8>
-__global__ void __launch_bounds__(kWarps * mo::kWarp, (slice_min_blocks<kN, kStages, kFp8>()))
+template <class T, int kN, int kStages, bool kFp8, bool kRows>
+__global__ void __launch_bounds__(kWarps * mo::kWarp, (slice_min_blocks<kN, kStages, kFp8, kRows>()))
     mla_slice_decode_kernel(MlaParams p) {
-  using L = SliceSmem<kN, kStages, kFp8>;
+  using L = SliceSmem<kN, kStages, kFp8, kRows>;
   constexpr int kThreads = kWarps * mo::kWarp;
   constexpr int kNTiles = kN / 16;
   constexpr int kEB = kFp8 ? 1 : 2;                        // bytes an element
@@ -84,6 +92,9 @@ __global__ void __launch_bounds__(kWarps * mo::kWarp, (slice_min_blocks<kN, kSta
   static_assert(!kFp8 || (kN % 32 == 0 && std::is_same<T, mo::Fp16>::value),
                 "fp8 runs through fp16 MMA on 32-token steps");
   static_assert(kN % 16 == 0, "block length");
+  constexpr int kRowLanes = mo::kWarp / 4;  // kRows: lanes a softmax row (4 rows a warp)
+  constexpr int kTpl = kN / kRowLanes;      // kRows: tokens a lane
+  static_assert(!kRows || (kN % kRowLanes == 0 && kTpl % 2 == 0), "kRows needs kN >= kWarp / 2");
 
   extern __shared__ __align__(16) unsigned char smem[];
   const int lane = threadIdx.x % mo::kWarp, w = threadIdx.x / mo::kWarp;
@@ -191,7 +202,31 @@ __global__ void __launch_bounds__(kWarps * mo::kWarp, (slice_min_blocks<kN, kSta
 #pragma unroll
   for (int t = 0; t < kPvTiles; ++t) mo::zero(o[t]);
   attn::SoftmaxState<float> run[mo::kARowSlots];
+  attn::SoftmaxState<float> row_run;  // kRows: the state of softmax row 4 w + lane / kRowLanes
   float* part = reinterpret_cast<float*>(smem + L::kPart0);
+  std::uint16_t* s_p = reinterpret_cast<std::uint16_t*>(smem + L::kP0);
+  float* s_alpha = reinterpret_cast<float*>(smem + L::kAlpha0);
+
+  // O += P V for k-step ks (16 tokens) of the stage st: V = this warp's 128 latent columns.
+  auto pv_step = [&](const mo::FragA& pa, const unsigned char* st, int ks) {
+    if constexpr (kFp8) {
+#pragma unroll
+      for (int t = 0; t < kPvTiles; t += 2) {
+        mo::FragB b0, b1;
+        mo::load_b_kn_e4m3_x2(b0, b1, st + 16 * ks * L::kRowB + 16 * t, L::kRowB, lane);
+        mo::mma<T>(o[t], pa, b0);
+        mo::mma<T>(o[t + 1], pa, b1);
+      }
+    } else {
+#pragma unroll
+      for (int t = 0; t < kPvTiles; ++t) {
+        mo::FragB vb;
+        mo::load_b_kn(vb, reinterpret_cast<const std::uint16_t*>(st) + 16 * ks * kQLd + 16 * t,
+                      kQLd, lane);
+        mo::mma<T>(o[t], pa, vb);
+      }
+    }
+  };
 
   for (int j = 0; j < n_blocks; ++j) {
     mo::copy_wait<kStages - 2>();
@@ -224,7 +259,7 @@ __global__ void __launch_bounds__(kWarps * mo::kWarp, (slice_min_blocks<kN, kSta
         }
       }
     }
-    float* mine = part + ((j & 1) * kWarps + w) * 16 * L::kSLd;
+    float* mine = part + ((kRows ? 0 : (j & 1)) * kWarps + w) * 16 * L::kSLd;
 #pragma unroll
     for (int n = 0; n < kNTiles; ++n) {
 #pragma unroll
@@ -241,107 +276,166 @@ __global__ void __launch_bounds__(kWarps * mo::kWarp, (slice_min_blocks<kN, kSta
     }
     __syncthreads();  // the block's 4 partial tiles are in shared memory
 
-    // ---- scores in the A layout (the same sums, in the same order, in every warp); softmax
     const std::int64_t tb = t0 + std::int64_t(j) * kN;
-    const float* both = part + (j & 1) * kWarps * 16 * L::kSLd;
-    float x[kNTiles][mo::kFragAElems];
-    float bmax[mo::kARowSlots];
+    if constexpr (kRows) {
+      // ---- softmax rows split over the warps: warp w sums the 4 partials of rows
+      // [4 w, 4 w + 4) (kRowLanes lanes a row, kTpl tokens a lane), keeps their running
+      // states, and stores P (16-bit) and the rows' rescale factors for every warp.
+      const int r = 4 * w + lane / kRowLanes, c0 = (lane % kRowLanes) * kTpl;
+      const float* src = part + r * L::kSLd + c0;
+      float x[kTpl];
+      float bmax = -std::numeric_limits<float>::infinity();
 #pragma unroll
-    for (int sl = 0; sl < mo::kARowSlots; ++sl) bmax[sl] = -std::numeric_limits<float>::infinity();
-#pragma unroll
-    for (int n = 0; n < kNTiles; ++n) {
-#pragma unroll
-      for (int e = 0; e < mo::kFragAElems; e += 2) {
-        const int col = 16 * n + mo::frag_a_col(e, lane);
-        const float* src = both + mo::frag_a_row(e, lane) * L::kSLd + col;
-        float2 acc = *reinterpret_cast<const float2*>(src);
+      for (int u = 0; u < kTpl; u += 2) {
+        float2 acc = *reinterpret_cast<const float2*>(src + u);
 #pragma unroll
         for (int v = 1; v < kWarps; ++v) {
-          const float2 u = *reinterpret_cast<const float2*>(src + v * 16 * L::kSLd);
-          acc.x += u.x;
-          acc.y += u.y;
+          const float2 q2 = *reinterpret_cast<const float2*>(src + v * 16 * L::kSLd + u);
+          acc.x += q2.x;
+          acc.y += q2.y;
         }
         const float ninf = -std::numeric_limits<float>::infinity();
-        x[n][e] = tb + col < t1 ? acc.x * p.score_scale : ninf;
-        x[n][e + 1] = tb + col + 1 < t1 ? acc.y * p.score_scale : ninf;
-        const int sl = mo::frag_a_slot(e);
-        bmax[sl] = fmaxf(bmax[sl], fmaxf(x[n][e], x[n][e + 1]));
-      }
-    }
-    float bsum[mo::kARowSlots], sa[mo::kARowSlots], sb[mo::kARowSlots];
-#pragma unroll
-    for (int sl = 0; sl < mo::kARowSlots; ++sl) {
-      bmax[sl] = mo::a_row_max(bmax[sl]);
-      bsum[sl] = 0.f;
-    }
-#pragma unroll
-    for (int n = 0; n < kNTiles; ++n)
-#pragma unroll
-      for (int e = 0; e < mo::kFragAElems; ++e) {
-        const float m = bmax[mo::frag_a_slot(e)];
-        x[n][e] = m == -std::numeric_limits<float>::infinity() ? 0.f : __expf(x[n][e] - m);
-        bsum[mo::frag_a_slot(e)] += x[n][e];
+        x[u] = tb + c0 + u < t1 ? acc.x * p.score_scale : ninf;
+        x[u + 1] = tb + c0 + u + 1 < t1 ? acc.y * p.score_scale : ninf;
+        bmax = fmaxf(bmax, fmaxf(x[u], x[u + 1]));
       }
 #pragma unroll
-    for (int sl = 0; sl < mo::kARowSlots; ++sl) {
+      for (int off = kRowLanes / 2; off > 0; off /= 2)
+        bmax = fmaxf(bmax, ATTNLAB_SHFL_XOR(bmax, off, mo::kWarp));
+      float bsum = 0.f;
+#pragma unroll
+      for (int u = 0; u < kTpl; ++u) {
+        x[u] = bmax == -std::numeric_limits<float>::infinity() ? 0.f : __expf(x[u] - bmax);
+        bsum += x[u];
+      }
+#pragma unroll
+      for (int off = kRowLanes / 2; off > 0; off /= 2)
+        bsum += ATTNLAB_SHFL_XOR(bsum, off, mo::kWarp);
       attn::SoftmaxState<float> blk;
-      blk.max = bmax[sl];
-      blk.sum = mo::a_row_sum(bsum[sl]);
-      run[sl] = attn::SoftmaxState<float>::merge(run[sl], blk, &sa[sl], &sb[sl]);
-    }
+      blk.max = bmax;
+      blk.sum = bsum;
+      float sa, sb;
+      row_run = attn::SoftmaxState<float>::merge(row_run, blk, &sa, &sb);
+      std::uint16_t* prow = s_p + r * L::kPLd + c0;
+#pragma unroll
+      for (int u = 0; u < kTpl; u += 2)
+        *reinterpret_cast<std::uint32_t*>(prow + u) = mo::pack2<T>(x[u] * sb, x[u + 1] * sb);
+      if (lane % kRowLanes == 0) s_alpha[r] = sa;
+      __syncthreads();  // P and the rescale factors of this block are in shared memory
 
-    // ---- O = O * alpha + P V over this warp's 128 latent columns
-    {
-      float alpha[mo::kFragCElems];
+      // ---- O = O * alpha + P V over this warp's 128 latent columns, P from shared memory
 #pragma unroll
-      for (int i = 0; i < mo::kFragCElems; ++i) alpha[i] = mo::slot_to_c_row(sa, i, lane);
+      for (int i = 0; i < mo::kFragCElems; ++i) {
+        const float al = s_alpha[mo::frag_c_row(i, lane)];
 #pragma unroll
-      for (int t = 0; t < kPvTiles; ++t)
+        for (int t = 0; t < kPvTiles; ++t) o[t].v[i] *= al;
+      }
 #pragma unroll
-        for (int i = 0; i < mo::kFragCElems; ++i) o[t].v[i] *= alpha[i];
-    }
+      for (int ks = 0; ks < kNTiles; ++ks) {
+        mo::FragA pa;
+        mo::load_a(pa, s_p + 16 * ks, L::kPLd, lane);
+        pv_step(pa, st, ks);
+      }
+    } else {
+      // ---- scores in the A layout (the same sums, in the same order, in every warp); softmax
+      const float* both = part + (j & 1) * kWarps * 16 * L::kSLd;
+      float x[kNTiles][mo::kFragAElems];
+      float bmax[mo::kARowSlots];
 #pragma unroll
-    for (int ks = 0; ks < kNTiles; ++ks) {
-      float pv[mo::kFragAElems];
+      for (int sl = 0; sl < mo::kARowSlots; ++sl) bmax[sl] = -std::numeric_limits<float>::infinity();
 #pragma unroll
-      for (int e = 0; e < mo::kFragAElems; ++e) pv[e] = x[ks][e] * sb[mo::frag_a_slot(e)];
-      mo::FragA pa;
-      mo::make_a<T>(pa, pv);
-      if constexpr (kFp8) {
+      for (int n = 0; n < kNTiles; ++n) {
 #pragma unroll
-        for (int t = 0; t < kPvTiles; t += 2) {
-          mo::FragB b0, b1;
-          mo::load_b_kn_e4m3_x2(b0, b1, st + 16 * ks * L::kRowB + 16 * t, L::kRowB, lane);
-          mo::mma<T>(o[t], pa, b0);
-          mo::mma<T>(o[t + 1], pa, b1);
-        }
-      } else {
+        for (int e = 0; e < mo::kFragAElems; e += 2) {
+          const int col = 16 * n + mo::frag_a_col(e, lane);
+          const float* src = both + mo::frag_a_row(e, lane) * L::kSLd + col;
+          float2 acc = *reinterpret_cast<const float2*>(src);
 #pragma unroll
-        for (int t = 0; t < kPvTiles; ++t) {
-          mo::FragB vb;
-          mo::load_b_kn(vb, reinterpret_cast<const std::uint16_t*>(st) + 16 * ks * kQLd + 16 * t,
-                        kQLd, lane);
-          mo::mma<T>(o[t], pa, vb);
+          for (int v = 1; v < kWarps; ++v) {
+            const float2 u = *reinterpret_cast<const float2*>(src + v * 16 * L::kSLd);
+            acc.x += u.x;
+            acc.y += u.y;
+          }
+          const float ninf = -std::numeric_limits<float>::infinity();
+          x[n][e] = tb + col < t1 ? acc.x * p.score_scale : ninf;
+          x[n][e + 1] = tb + col + 1 < t1 ? acc.y * p.score_scale : ninf;
+          const int sl = mo::frag_a_slot(e);
+          bmax[sl] = fmaxf(bmax[sl], fmaxf(x[n][e], x[n][e + 1]));
         }
       }
-    }
+      float bsum[mo::kARowSlots], sa[mo::kARowSlots], sb[mo::kARowSlots];
+#pragma unroll
+      for (int sl = 0; sl < mo::kARowSlots; ++sl) {
+        bmax[sl] = mo::a_row_max(bmax[sl]);
+        bsum[sl] = 0.f;
+      }
+#pragma unroll
+      for (int n = 0; n < kNTiles; ++n)
+#pragma unroll
+        for (int e = 0; e < mo::kFragAElems; ++e) {
+          const float m = bmax[mo::frag_a_slot(e)];
+          x[n][e] = m == -std::numeric_limits<float>::infinity() ? 0.f : __expf(x[n][e] - m);
+          bsum[mo::frag_a_slot(e)] += x[n][e];
+        }
+#pragma unroll
+      for (int sl = 0; sl < mo::kARowSlots; ++sl) {
+        attn::SoftmaxState<float> blk;
+        blk.max = bmax[sl];
+        blk.sum = mo::a_row_sum(bsum[sl]);
+        run[sl] = attn::SoftmaxState<float>::merge(run[sl], blk, &sa[sl], &sb[sl]);
+      }
+
+      // ---- O = O * alpha + P V over this warp's 128 latent columns
+      {
+        float alpha[mo::kFragCElems];
+#pragma unroll
+        for (int i = 0; i < mo::kFragCElems; ++i) alpha[i] = mo::slot_to_c_row(sa, i, lane);
+#pragma unroll
+        for (int t = 0; t < kPvTiles; ++t)
+#pragma unroll
+          for (int i = 0; i < mo::kFragCElems; ++i) o[t].v[i] *= alpha[i];
+      }
+#pragma unroll
+      for (int ks = 0; ks < kNTiles; ++ks) {
+        float pv[mo::kFragAElems];
+#pragma unroll
+        for (int e = 0; e < mo::kFragAElems; ++e) pv[e] = x[ks][e] * sb[mo::frag_a_slot(e)];
+        mo::FragA pa;
+        mo::make_a<T>(pa, pv);
+        pv_step(pa, st, ks);
+      }
+    }  // kRows
   }
 
   // ---- epilogue: normalised outputs, or the split's partial output and state
-  float inv[mo::kARowSlots];
-#pragma unroll
-  for (int sl = 0; sl < mo::kARowSlots; ++sl) inv[sl] = run[sl].inv_sum() * p.out_scale;
-  if (p.splits > 1 && w == 0 && mo::frag_a_col(0, lane) == 0) {
-#pragma unroll
-    for (int sl = 0; sl < mo::kARowSlots; ++sl) {
-      const int h = head0 + mo::frag_a_row(2 * sl, lane);
-      if (h < p.heads)
-        p.part_state[(b * p.heads + h) * p.splits + split] = make_float2(run[sl].max, run[sl].sum);
-    }
-  }
   float inv_c[mo::kFragCElems];
+  if constexpr (kRows) {  // each row's owner lanes hold its state; every warp needs all 16
+    float* s_inv = reinterpret_cast<float*>(smem + L::kInv0);
+    if (lane % kRowLanes == 0) {
+      const int r = 4 * w + lane / kRowLanes, h = head0 + r;
+      s_inv[r] = row_run.inv_sum() * p.out_scale;
+      if (p.splits > 1 && h < p.heads)
+        p.part_state[(b * p.heads + h) * p.splits + split] = make_float2(row_run.max, row_run.sum);
+    }
+    __syncthreads();
 #pragma unroll
-  for (int i = 0; i < mo::kFragCElems; ++i) inv_c[i] = mo::slot_to_c_row(inv, i, lane);
+    for (int i = 0; i < mo::kFragCElems; ++i) inv_c[i] = s_inv[mo::frag_c_row(i, lane)];
+  } else {
+    float inv[mo::kARowSlots];
+#pragma unroll
+    for (int sl = 0; sl < mo::kARowSlots; ++sl) inv[sl] = run[sl].inv_sum() * p.out_scale;
+    if (p.splits > 1 && w == 0 && mo::frag_a_col(0, lane) == 0) {
+#pragma unroll
+      for (int sl = 0; sl < mo::kARowSlots; ++sl) {
+        const int h = head0 + mo::frag_a_row(2 * sl, lane);
+        if (h < p.heads)
+          p.part_state[(b * p.heads + h) * p.splits + split] =
+              make_float2(run[sl].max, run[sl].sum);
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < mo::kFragCElems; ++i) inv_c[i] = mo::slot_to_c_row(inv, i, lane);
+  }
 #pragma unroll
   for (int t = 0; t < kPvTiles; ++t) {
 #pragma unroll
@@ -359,11 +453,11 @@ __global__ void __launch_bounds__(kWarps * mo::kWarp, (slice_min_blocks<kN, kSta
   }
 }
 
-template <class T, int kN, int kStages, bool kFp8>
+template <class T, int kN, int kStages, bool kFp8, bool kRows>
 MlaKernelFn prepared(int* smem_bytes, int* threads, int* per_sm) {
-  constexpr int kBytes = SliceSmem<kN, kStages, kFp8>::kBytes;
+  constexpr int kBytes = SliceSmem<kN, kStages, kFp8, kRows>::kBytes;
   constexpr int kThreads = kWarps * mo::kWarp;
-  MlaKernelFn fn = mla_slice_decode_kernel<T, kN, kStages, kFp8>;
+  MlaKernelFn fn = mla_slice_decode_kernel<T, kN, kStages, kFp8, kRows>;
   static const int occupancy = [&] {  // once per instantiation
     HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(fn),
                                   hipFuncAttributeMaxDynamicSharedMemorySize, kBytes));
@@ -377,19 +471,31 @@ MlaKernelFn prepared(int* smem_bytes, int* threads, int* per_sm) {
   return fn;
 }
 
+// version 3: every warp runs the whole softmax (one barrier a block); version 4: the softmax
+// rows split over the warps, P through shared memory (two barriers a block).
 template <class T>
 MlaKernelFn select16(const MlaKernelChoice& c, int* smem, int* threads, int* per_sm) {
-  if (c.block_n == 16 && c.stages == 2) return prepared<T, 16, 2, false>(smem, threads, per_sm);
-  if (c.block_n == 16 && c.stages == 3) return prepared<T, 16, 3, false>(smem, threads, per_sm);
-  if (c.block_n == 32 && c.stages == 2) return prepared<T, 32, 2, false>(smem, threads, per_sm);
+  if (c.version == 4) {
+    if (c.block_n == 32 && c.stages == 2) return prepared<T, 32, 2, false, true>(smem, threads, per_sm);
+    if (c.block_n == 64 && c.stages == 2) return prepared<T, 64, 2, false, true>(smem, threads, per_sm);
+    return nullptr;
+  }
+  if (c.block_n == 16 && c.stages == 2) return prepared<T, 16, 2, false, false>(smem, threads, per_sm);
+  if (c.block_n == 16 && c.stages == 3) return prepared<T, 16, 3, false, false>(smem, threads, per_sm);
+  if (c.block_n == 32 && c.stages == 2) return prepared<T, 32, 2, false, false>(smem, threads, per_sm);
   return nullptr;
 }
 
 MlaKernelFn select_fp8(const MlaKernelChoice& c, int* smem, int* threads, int* per_sm) {
   using F = mo::Fp16;
-  if (c.block_n == 32 && c.stages == 2) return prepared<F, 32, 2, true>(smem, threads, per_sm);
-  if (c.block_n == 32 && c.stages == 3) return prepared<F, 32, 3, true>(smem, threads, per_sm);
-  if (c.block_n == 64 && c.stages == 2) return prepared<F, 64, 2, true>(smem, threads, per_sm);
+  if (c.version == 4) {
+    if (c.block_n == 32 && c.stages == 2) return prepared<F, 32, 2, true, true>(smem, threads, per_sm);
+    if (c.block_n == 64 && c.stages == 2) return prepared<F, 64, 2, true, true>(smem, threads, per_sm);
+    return nullptr;
+  }
+  if (c.block_n == 32 && c.stages == 2) return prepared<F, 32, 2, true, false>(smem, threads, per_sm);
+  if (c.block_n == 32 && c.stages == 3) return prepared<F, 32, 3, true, false>(smem, threads, per_sm);
+  if (c.block_n == 64 && c.stages == 2) return prepared<F, 64, 2, true, false>(smem, threads, per_sm);
   return nullptr;
 }
 
@@ -410,10 +516,13 @@ MlaKernelFn mla_slice_kernel(attn::DType dt, const MlaKernelChoice& c, int* smem
   }
   if (!fn)
     throw attn::DeviceError(
-        "MLA decode v3: no kernel for head_groups " + std::to_string(c.head_groups) +
+        "MLA decode v" + std::to_string(c.version) + ": no kernel for head_groups " +
+        std::to_string(c.head_groups) +
         ", block_n " + std::to_string(c.block_n) + ", stages " + std::to_string(c.stages) +
         " and dtype " + std::string(attn::dtype_name(dt)) +
-        " (16-bit: block_n 16 with 2 or 3 stages, 32 with 2; fp8: 32 with 2 or 3, 64 with 2)");
+        (c.version == 4 ? " (block_n 32 or 64 with 2 stages)"
+                        : " (16-bit: block_n 16 with 2 or 3 stages, 32 with 2; fp8: 32 with 2 or "
+                          "3, 64 with 2)"));
   return fn;
 }
 

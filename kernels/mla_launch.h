@@ -25,10 +25,10 @@ struct MlaDeviceArgs {
 
 // Kernel variant and split count (internal tuning; the launcher picks one from the shape and
 // the device when none is given). version 1 (decode_mla.hip): head_groups 1 with (block_n,
-// stages) (16, 3), (16, 4), (32, 2), (32, 3), (64, 2); head_groups 2 with (32, 2), (64, 2).
-// version 3
-// (decode_mla_slice.hip, a pipeline per warp): head_groups 1; 16-bit (16, 2), (16, 3), (32, 2);
-// fp8 (32, 2), (32, 3), (64, 2), always through fp16 MMA. splits 0 = chosen from the shape.
+// stages) (32, 2), (32, 3), (64, 2); head_groups 2 with (32, 2), (64, 2). versions 3 and 4
+// (decode_mla_slice.hip, a pipeline per warp): head_groups 1; v3 16-bit (16, 2), (16, 3),
+// (32, 2), fp8 (32, 2), (32, 3), (64, 2); v4 (32, 2), (64, 2); fp8 always through fp16 MMA.
+// splits 0 = chosen from the shape.
 struct MlaKernelChoice {
   int head_groups = 1;  // groups of 16 heads per CTA (sharing each KV tile)
   int block_n = 32;     // KV positions per shared-memory tile
@@ -38,7 +38,9 @@ struct MlaKernelChoice {
                         // launcher's own choice takes 2 from 8 splits up (measured, NOTES.md)
   bool fp8_fp16 = true;   // fp8 cache: convert to fp16 and use fp16 MMA (q scaled per row by
                           // a power of two; default, measured 2 % faster) instead of bf16
-  int version = 1;        // 1: CTA-wide pipeline, 3 barriers a block; 3: a pipeline per warp
+  int version = 1;        // 1: CTA-wide pipeline, 3 barriers a block; 3: a pipeline per warp,
+                          // one barrier a block (every warp runs the whole softmax); 4: as 3,
+                          // softmax rows split over the warps, P through shared memory (2)
 };
 // The choice launch_mla_decode(a) makes for this shape on the current device (splits resolved).
 MlaKernelChoice mla_plan(const MlaDeviceArgs& a);

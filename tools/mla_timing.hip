@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
       {"H16 B1 S65536", 16, 1, 65536, attn::DType::kBf16},
       {"H128 B64 S8192", 128, 64, 8192, attn::DType::kFp8},
   };
-  std::printf("%-22s %-5s %-26s %6s %10s %10s %10s %8s %7s %8s %10s\n", "case", "dtype",
+  std::printf("%-22s %-5s %-34s %6s %10s %10s %10s %8s %7s %8s %10s\n", "case", "dtype",
               "variant", "splits", "median_us", "min_us", "max_us", "GB/s", "%probe", "TFLOP/s",
               "maxdiff");
   for (const Case& c : cases) {
@@ -157,11 +157,6 @@ int main(int argc, char** argv) {
       MlaKernelChoice w{1, 32, 2, 0};
       w.fp8_fp16 = auto_choice.fp8_fp16;
       if (auto_choice.block_n != 32) vars.push_back({"hg1 n32", w});
-      for (int ns : {3, 4}) {  // 16-token blocks, 2-3 of them in flight a CTA
-        MlaKernelChoice x{1, 16, ns, 0};
-        x.fp8_fp16 = auto_choice.fp8_fp16;
-        vars.push_back({"hg1 n16 s" + std::to_string(ns), x});
-      }
     } else {
       MlaKernelChoice v{2, 32, 2, 0};
       v.fp8_fp16 = auto_choice.fp8_fp16;
@@ -174,6 +169,11 @@ int main(int argc, char** argv) {
       v.version = 3;
       if (auto_choice.version == 3 && auto_choice.block_n == bn && auto_choice.stages == ns) continue;
       vars.push_back({"v3 s" + std::to_string(ns), v});
+    }
+    for (int bn : {32, 64}) {  // v4: v3 with the softmax rows split over the warps
+      MlaKernelChoice v{1, bn, 2, 0};
+      v.version = 4;
+      vars.push_back({"v4", v});
     }
     for (const auto& [label, v0] : vars) {
       const bool deflt = label == "auto";
@@ -220,10 +220,10 @@ int main(int argc, char** argv) {
         const double bytes = double(kv_bytes) + q_elems * 2.0 + out_elems * 4.0;
         const double flops = 2.0 * c.batch * c.heads * double(c.seq) * (576 + 512);
         char vname[64];
-        std::snprintf(vname, sizeof vname, "%s: v%d hg%d n%d%s", label.c_str(), v.version,
-                      v.head_groups, v.block_n, v.fp8_fp16 ? " f16" : "");
+        std::snprintf(vname, sizeof vname, "%s: v%d hg%d n%d s%d%s", label.c_str(), v.version,
+                      v.head_groups, v.block_n, v.stages, fp8 && v.fp8_fp16 ? " f16" : "");
         const MlaKernelChoice used = mla_plan(a, v);
-        std::printf("%-22s %-5s %-26s %6d %10.1f %10.1f %10.1f %8.0f %7.1f %8.1f %10.2e\n", c.name,
+        std::printf("%-22s %-5s %-34s %6d %10.1f %10.1f %10.1f %8.0f %7.1f %8.1f %10.2e\n", c.name,
                     std::string(attn::dtype_name(c.dt)).c_str(), vname, used.splits, med,
                     *std::min_element(t.begin(), t.end()), *std::max_element(t.begin(), t.end()),
                     bytes / (med * 1e-6) / 1e9, 100.0 * bytes / (med * 1e-6) / 1e9 / probe,

@@ -159,8 +159,7 @@ TEST_CASE("every MLA kernel variant, split count and combine matches the referen
           "[gpu][mla]") {
   if (!have_gpu()) return;
   const kern::MlaKernelChoice tiles[] = {
-      {1, 16, 3, 0}, {1, 16, 4, 0}, {1, 32, 2, 0}, {1, 32, 3, 0},
-      {1, 64, 2, 0}, {2, 32, 2, 0}, {2, 64, 2, 0}};
+      {1, 32, 2, 0}, {1, 32, 3, 0}, {1, 64, 2, 0}, {2, 32, 2, 0}, {2, 64, 2, 0}};
   std::uint32_t seed = 31001;
   for (const kern::MlaKernelChoice& t : tiles) {
     for (int splits : {1, 7}) {
@@ -201,16 +200,18 @@ TEST_CASE("gpu MLA decode reports unsupported inputs as errors", "[gpu][mla]") {
                   attn::InputError);
 }
 
-TEST_CASE("MLA v3 (a pipeline per warp): every tile, dtype, split count and shape matches",
+TEST_CASE("MLA v3 and v4 (a pipeline per warp): every tile, dtype, split count and shape matches",
           "[gpu][mla]") {
   if (!have_gpu()) return;
-  struct Tile { int block_n, stages; bool fp8; };
-  const Tile tiles[] = {{16, 2, false}, {16, 3, false}, {32, 2, false},
-                        {32, 2, true},  {32, 3, true},  {64, 2, true}};
+  struct Tile { int version, block_n, stages; bool fp8; };
+  const Tile tiles[] = {{3, 16, 2, false}, {3, 16, 3, false}, {3, 32, 2, false},
+                        {3, 32, 2, true},  {3, 32, 3, true},  {3, 64, 2, true},
+                        {4, 32, 2, false}, {4, 64, 2, false}, {4, 32, 2, true},
+                        {4, 64, 2, true}};
   std::uint32_t seed = 33001;
   for (const Tile& t : tiles) {
     kern::MlaKernelChoice c;
-    c.version = 3;
+    c.version = t.version;
     c.head_groups = 1;
     c.block_n = t.block_n;
     c.stages = t.stages;
