@@ -22,6 +22,9 @@
 //   v2 candidates (MlaKernelChoice, off by default until measured; NOTES.md has the predictions):
 //      combine = 2: the split states merged in parallel, then independent weighted loads;
 //      fp8_fp16: e4m3 -> fp16 (one conversion per pair) and fp16 MMA, Q rows scaled by 2^e.
+//   v3 / v4 (decode_mla_slice.hip): a cp.async pipeline per warp over its own column slice,
+//      fp8 converted in registers; v4 splits the softmax rows over the warps. The plan takes v4
+//      for fp8 caches of >= 64 Ki tokens, v1 everywhere else.
 //   Figures, floors and what each change predicted: kernels/NOTES.md (MLA section).
 #include "kernels/hip_compat.h"  // first: the runtime defines __forceinline__ for softmax_state.h
 
@@ -436,12 +439,13 @@ Plan make_plan(const MlaDeviceArgs& a, const MlaKernelChoice* forced) {
     pl.k.block_n = a.heads > 16 ? 64 : (a.dt != attn::DType::kFp8 && !fills ? 64 : 32);
     pl.k.stages = 2;
     pl.k.splits = 0;
-    // fp8 caches of >= 64 Ki tokens in all: v3 (a pipeline per warp, conversion in registers),
-    // 64-token blocks. H200, 2026-12-03 (NOTES.md, session 5): bs256 kv8192 543.8 vs 673.1 us,
-    // bs64 kv8192 169.0 vs 188.2, H128 B64 S8192 1050 vs 1090; bs4 kv1024 stays on v1 (22.8 vs
-    // 19.5 for v1 n64). v3 loses on 16-bit caches (bs256 675.8 vs 595.6), so they stay on v1.
+    // fp8 caches of >= 64 Ki tokens in all: v4 (a pipeline per warp, conversion in registers,
+    // softmax rows split over the warps), 64-token blocks. H200, 2026-12-03 (NOTES.md, session
+    // 6 call D): bs256 kv8192 419.9 us (v3 542.8, v1 ~665), bs64 kv8192 130.8 (v3 158.1), H128
+    // B64 S8192 812.1 (v3 1050.3); bs4 kv1024 stays on v1 (22.3 vs 22.6). 16-bit caches stay on
+    // v1 (bs256 587.3 vs v4 624.7, H16 B64 S8192 173.1 vs 180.1, H128 870.6 vs 1117.1).
     if (a.dt == attn::DType::kFp8 && a.batch * a.seq >= 65536) {
-      pl.k.version = 3;
+      pl.k.version = 4;
       pl.k.head_groups = 1;
       pl.k.block_n = 64;
     }

@@ -124,16 +124,42 @@ __global__ void __launch_bounds__(kWarps * mo::kWarp, (slice_min_blocks<kN, kSta
   unsigned char* ring = smem + w * kStages * L::kStageB;
   const unsigned char* kv_b =
       static_cast<const unsigned char*>(p.kv) + b * p.seq * kDk * kEB;
+  // Copies: a lane's chunk columns are fixed for the whole walk (latent chunk lane % kLatChunks
+  // of rows lane / kLatChunks + kLatRows i; RoPE chunk lane % kRopeChunks of rows
+  // lane / kRopeChunks + kRopeRows i), so a copy is a pointer plus a compile-time offset, with
+  // no division per chunk (the earlier c / kChunks form cost ~25 instructions a copy).
+  constexpr int kRopeChunks = kChunks - kLatChunks;       // fp8 1, 16-bit 2
+  constexpr int kLatRows = mo::kWarp / kLatChunks;         // rows a step
+  constexpr int kRopeRows = mo::kWarp / kRopeChunks;
+  constexpr int kRowG = kDk * kEB;                         // global row bytes
+  static_assert(mo::kWarp % kLatChunks == 0 && mo::kWarp % kRopeChunks == 0, "copy layout");
+  const int lat_r = lane / kLatChunks, lat_k = lane % kLatChunks;
+  const int rope_r = lane / kRopeChunks, rope_k = lane % kRopeChunks;
+  const unsigned char* lat_src = kv_b + w * kLat * kEB + 16 * lat_k;
+  const unsigned char* rope_src = kv_b + (kDl + w * kRope) * kEB + 16 * rope_k;
+  const int lat_dst = lat_r * L::kRowB + 16 * lat_k;
+  const int rope_dst = rope_r * L::kRowB + 16 * (kLatChunks + rope_k);
   auto issue_block = [&](int j) {  // block j of this split, this warp's columns -> its ring
     unsigned char* dst = ring + (j % kStages) * L::kStageB;
     const std::int64_t tb = t0 + std::int64_t(j) * kN;
-    for (int c = lane; c < kN * kChunks; c += mo::kWarp) {
-      const int r = c / kChunks, k = c % kChunks;
-      const bool valid = tb + r < t1;
-      const int col = k < kLatChunks ? w * kLat * kEB + 16 * k
-                                     : (kDl + w * kRope) * kEB + 16 * (k - kLatChunks);
-      mo::copy16(dst + r * L::kRowB + 16 * k, kv_b + (valid ? (tb + r) * kDk * kEB + col : 0),
-                 valid);
+    const int rows = static_cast<int>(std::min<std::int64_t>(kN, t1 - tb));  // valid rows
+    const unsigned char* lat = lat_src + (tb + lat_r) * kRowG;
+    const unsigned char* rope = rope_src + (tb + rope_r) * kRowG;
+#pragma unroll
+    for (int i = 0; i < (kN + kLatRows - 1) / kLatRows; ++i) {
+      const int r = lat_r + kLatRows * i;
+      if (kN % kLatRows != 0 && r >= kN) break;
+      const bool valid = r < rows;  // zero-fill past the end (source: the batch's first row)
+      mo::copy16(dst + lat_dst + kLatRows * i * L::kRowB,
+                 valid ? lat + std::int64_t(kLatRows) * i * kRowG : lat_src, valid);
+    }
+#pragma unroll
+    for (int i = 0; i < (kN + kRopeRows - 1) / kRopeRows; ++i) {
+      const int r = rope_r + kRopeRows * i;
+      if (kN % kRopeRows != 0 && r >= kN) break;
+      const bool valid = r < rows;
+      mo::copy16(dst + rope_dst + kRopeRows * i * L::kRowB,
+                 valid ? rope + std::int64_t(kRopeRows) * i * kRowG : rope_src, valid);
     }
   };
 #pragma unroll

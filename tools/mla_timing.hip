@@ -157,6 +157,8 @@ int main(int argc, char** argv) {
       MlaKernelChoice w{1, 32, 2, 0};
       w.fp8_fp16 = auto_choice.fp8_fp16;
       if (auto_choice.block_n != 32) vars.push_back({"hg1 n32", w});
+      w.combine = 1;
+      if (auto_choice.block_n != 32) vars.push_back({"hg1 n32 combine1", w});
     } else {
       MlaKernelChoice v{2, 32, 2, 0};
       v.fp8_fp16 = auto_choice.fp8_fp16;
@@ -173,6 +175,7 @@ int main(int argc, char** argv) {
     for (int bn : {32, 64}) {  // v4: v3 with the softmax rows split over the warps
       MlaKernelChoice v{1, bn, 2, 0};
       v.version = 4;
+      v.combine = mla_plan(a, v).splits >= 8 ? 2 : 1;  // as the plan picks for v1
       vars.push_back({"v4", v});
     }
     for (const auto& [label, v0] : vars) {
