@@ -441,9 +441,10 @@ Plan make_plan(const MlaDeviceArgs& a, const MlaKernelChoice* forced) {
     pl.k.splits = 0;
     // fp8 caches of >= 64 Ki tokens in all: v4 (a pipeline per warp, conversion in registers,
     // softmax rows split over the warps), 64-token blocks. H200, 2026-12-03 (NOTES.md, session
-    // 6 call D): bs256 kv8192 419.9 us (v3 542.8, v1 ~665), bs64 kv8192 130.8 (v3 158.1), H128
-    // B64 S8192 812.1 (v3 1050.3); bs4 kv1024 stays on v1 (22.3 vs 22.6). 16-bit caches stay on
-    // v1 (bs256 587.3 vs v4 624.7, H16 B64 S8192 173.1 vs 180.1, H128 870.6 vs 1117.1).
+    // 6 calls D and E): bs256 kv8192 400.6 us (v3 542.8, v1 ~665), bs64 kv8192 123.3 (v3
+    // 158.1), H128 B64 S8192 763.8 (v3 1050.3); bs4 kv1024 stays on v1 (20.4 vs 20.5). 16-bit
+    // caches stay on v1 (bs256 587.3 vs v4 624.7, H16 B64 S8192 173.1 vs 175.4-180.1, H128 870.6
+    // vs 1117.1).
     if (a.dt == attn::DType::kFp8 && a.batch * a.seq >= 65536) {
       pl.k.version = 4;
       pl.k.head_groups = 1;
