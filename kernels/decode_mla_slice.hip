@@ -1,4 +1,5 @@
-// MLA absorbed decode, v3: one cp.async pipeline per warp over the warp's own column slice.
+// MLA absorbed decode, v3 and v4: one cp.async pipeline per warp over the warp's own column
+// slice (v4 = kRows: the softmax rows split over the warps).
 //
 // Shapes and semantics: decode_mla.hip (q [B, H, 576], kv [B, S, 576] with values = the first
 // 512 columns, out [B, H, 512] float32, lens, zero-length rows give zeros). This kernel takes
@@ -13,11 +14,15 @@
 //           scores, in the A-operand layout of P V, and runs the online softmax itself;
 //   P V     P from registers; V = the warp's 128 latent columns, already in its ring: the warp's
 //           output columns are the ones it staged.
+// v4 (kRows) replaces the softmax step: warp w sums the partials of rows [4 w, 4 w + 4) only,
+//           keeps their running states and writes P (16-bit) and the rows' rescale factors to
+//           shared memory; a second barrier, then every warp loads P as A fragments for its
+//           P V. 4x less softmax work a warp, partials single-buffered (the plan's fp8 kernel).
 // v1 needs 3 CTA barriers a block (scores, probabilities, stage reuse) and a CTA-wide pipeline.
 // fp8 caches are staged raw (144-byte rows, conflict-free for ldmatrix) and converted to fp16
 // in registers as the fragments are loaded (matrix_ops.h: load_b_*_e4m3_x2); each warp scales
 // its Q slice per row by a power of two into fp16's range and unscales its partial scores.
-// Figures and predictions: kernels/NOTES.md (MLA v3).
+// Figures and predictions: kernels/NOTES.md (MLA v3, v4).
 #include "kernels/hip_compat.h"  // first: the runtime defines __forceinline__ for softmax_state.h
 
 #include <algorithm>
