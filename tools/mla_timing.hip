@@ -175,6 +175,7 @@ int main(int argc, char** argv) {
     for (int bn : {32, 64}) {  // v4: v3 with the softmax rows split over the warps
       MlaKernelChoice v{1, bn, 2, 0};
       v.version = 4;
+      if (auto_choice.version == 4 && auto_choice.block_n == bn) continue;  // "auto" is it
       v.combine = mla_plan(a, v).splits >= 8 ? 2 : 1;  // as the plan picks for v1
       vars.push_back({"v4", v});
     }
