@@ -98,19 +98,37 @@ __global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT, WT>()))
   // Block blk (16 keys from start + 16 blk) -> stage s. Keys past the end are zero-filled (a
   // zero V row times a zero probability stays 0 even where the memory holds NaN); their
   // source address is clamped to `start`, which is mapped. The WT warps of a pipeline copy
-  // alternate 32-chunk parts.
+  // alternate 32-chunk parts. A lane's chunk column and first row are fixed for the whole walk
+  // (row r0 + kRowsI i, chunk c0), so a full block's copy is one pointer plus a multiple of a
+  // per-kernel stride, with no division or clamp per chunk (MLA v3/v4 gained 5 % from the same
+  // change, NOTES.md session 6).
+  constexpr int kRowsI = 32 * WT / kChunks;  // rows apart of a lane's successive copies
+  static_assert(32 % kChunks == 0 && 16 % kRowsI == 0, "copy layout");
+  const int r0 = 32 * sub / kChunks + lane / kChunks, c0 = lane % kChunks;
+  const int dst0 = r0 * kLd + 8 * c0;
+  const long long step_i = kRowsI * row_stride;  // elements between a lane's copies
   auto issue = [&](int blk, int s) {
-    std::uint16_t* ks = stages + s * kStage;
+    std::uint16_t* ks = stages + s * kStage + dst0;
     std::uint16_t* vs = ks + 16 * kLd;
     const long long k0 = start + 16LL * blk;
+    if (k0 + 16 <= end) {  // a full block: every row valid
+      const long long off = (k0 + r0) * row_stride + 8 * c0;
+      const std::uint16_t* kp = kg + off;
+      const std::uint16_t* vp = vg + off;
 #pragma unroll
-    for (int i = 0; i < 16 * kChunks / (32 * WT); ++i) {
-      const int idx = 32 * (WT * i + sub) + lane;
-      const int r = idx / kChunks, c = idx % kChunks;
-      const bool ok = k0 + r < end;
-      const long long off = (ok ? k0 + r : start) * row_stride + 8 * c;
-      mo::copy16(ks + r * kLd + 8 * c, kg + off, ok);
-      mo::copy16(vs + r * kLd + 8 * c, vg + off, ok);
+      for (int i = 0; i < 16 / kRowsI; ++i) {
+        mo::copy16(ks + kRowsI * i * kLd, kp + i * step_i, true);
+        mo::copy16(vs + kRowsI * i * kLd, vp + i * step_i, true);
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < 16 / kRowsI; ++i) {
+        const int r = r0 + kRowsI * i;
+        const bool ok = k0 + r < end;
+        const long long off = (ok ? k0 + r : start) * row_stride + 8 * c0;
+        mo::copy16(ks + kRowsI * i * kLd, kg + off, ok);
+        mo::copy16(vs + kRowsI * i * kLd, vg + off, ok);
+      }
     }
   };
   // Prologue: NS - 1 blocks of this pipeline in flight (one commit group each, empty past the
