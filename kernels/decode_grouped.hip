@@ -453,7 +453,7 @@ template <class Kv>
 void launch_kernels(const GroupedPlan& plan, const Params& p, hipStream_t stream) {
   if (plan.version == 4) {
     launch_grouped_pipe(p, std::is_same<Kv, Fp16Kv>::value, plan.splits, plan.stages,
-                        plan.mtiles, plan.tile_warps, stream);
+                        plan.mtiles, plan.tile_warps, plan.keys, stream);
   } else if (plan.version == 3) {
     launch_grouped_mma(p, std::is_same<Kv, Fp16Kv>::value, plan.splits, stream);
   } else if (plan.fast) {

@@ -38,15 +38,15 @@ namespace {
 constexpr int kPipeWarps = 4;
 
 // WT warps share one pipeline (and split its copies): kPipeWarps / WT pipelines a block.
-template <int D, int NS, int WT>
+template <int D, int NS, int WT, int KB>
 constexpr int pipe_smem_bytes() {
-  return kPipeWarps / WT * NS * 2 * 16 * (D + 8) * 2;  // pipelines x stages x (K, V) x keys x row
+  return kPipeWarps / WT * NS * 2 * KB * (D + 8) * 2;  // pipelines x stages x (K, V) x keys x row
 }
 // Blocks per SM the launch bounds aim at: what the shared memory allows, 3 at most (the
 // register budget of 168 a thread for MT = 1; MT = 2 needs ~230, so 2).
-template <int D, int NS, int MT, int WT>
+template <int D, int NS, int MT, int WT, int KB>
 constexpr int pipe_min_blocks() {
-  constexpr int by_smem = (227 * 1024) / (pipe_smem_bytes<D, NS, WT>() + 1024);
+  constexpr int by_smem = (227 * 1024) / (pipe_smem_bytes<D, NS, WT, KB>() + 1024);
   constexpr int by_regs = MT == 1 ? 3 : 2;
   return by_smem < by_regs ? (by_smem < 1 ? 1 : by_smem) : by_regs;
 }
@@ -62,8 +62,10 @@ __device__ __forceinline__ void pipe_sync(int pipe) {
   }
 }
 
-template <bool kFp16, int D, int NS, int MT, int WT>
-__global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT, WT>()))
+// KB keys a step (16, or 32 with MT = 1: two 16-key groups share each step's barriers, waits
+// and softmax reductions).
+template <bool kFp16, int D, int NS, int MT, int WT, int KB>
+__global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT, WT, KB>()))
     grouped_pipe_kernel(const Params p) {
   using Tag = typename std::conditional<kFp16, mo::Fp16, mo::Bf16>::type;
   constexpr int kLd = D + 8;            // row stride in halves
@@ -71,7 +73,9 @@ __global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT, WT>()))
   constexpr int kPipes = kPipeWarps / WT;  // pipelines a block, each walking its own blocks
   constexpr int kWRows = 16 * MT;       // heads a warp
   constexpr int kRows = kWRows * WT;    // heads a slice
-  constexpr int kStage = 2 * 16 * kLd;  // halves a stage: K rows then V rows
+  constexpr int kNG = KB / 16;          // 16-key groups a step
+  static_assert(KB % 16 == 0 && (KB == 16 || MT == 1), "KB 16, or 32 with one m-tile");
+  constexpr int kStage = 2 * KB * kLd;  // halves a stage: K rows then V rows
   constexpr int kChunks = D / 8;        // 16-byte chunks a row
   extern __shared__ __align__(16) unsigned char pipe_smem[];
   __shared__ float2 st_sh[kPipes][kRows];
@@ -87,7 +91,7 @@ __global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT, WT>()))
   const int nh = min(kRows, p.g - slice * kRows);
   long long start, end;
   key_range(p, b, split, &start, &end);
-  const int nblk = start < end ? static_cast<int>((end - start + 15) / 16) : 0;
+  const int nblk = start < end ? static_cast<int>((end - start + KB - 1) / KB) : 0;
 
   std::uint16_t* stages = reinterpret_cast<std::uint16_t*>(pipe_smem) + pipe * NS * kStage;
   const long long row_stride = static_cast<long long>(p.hkv) * D;
@@ -95,7 +99,7 @@ __global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT, WT>()))
   const std::uint16_t* kg = static_cast<const std::uint16_t*>(p.k) + base;
   const std::uint16_t* vg = static_cast<const std::uint16_t*>(p.v) + base;
 
-  // Block blk (16 keys from start + 16 blk) -> stage s. Keys past the end are zero-filled (a
+  // Block blk (KB keys from start + KB blk) -> stage s. Keys past the end are zero-filled (a
   // zero V row times a zero probability stays 0 even where the memory holds NaN); their
   // source address is clamped to `start`, which is mapped. The WT warps of a pipeline copy
   // alternate 32-chunk parts. A lane's chunk column and first row are fixed for the whole walk
@@ -103,26 +107,26 @@ __global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT, WT>()))
   // per-kernel stride, with no division or clamp per chunk (MLA v3/v4 gained 5 % from the same
   // change, NOTES.md session 6).
   constexpr int kRowsI = 32 * WT / kChunks;  // rows apart of a lane's successive copies
-  static_assert(32 % kChunks == 0 && 16 % kRowsI == 0, "copy layout");
+  static_assert(32 % kChunks == 0 && KB % kRowsI == 0, "copy layout");
   const int r0 = 32 * sub / kChunks + lane / kChunks, c0 = lane % kChunks;
   const int dst0 = r0 * kLd + 8 * c0;
   const long long step_i = kRowsI * row_stride;  // elements between a lane's copies
   auto issue = [&](int blk, int s) {
     std::uint16_t* ks = stages + s * kStage + dst0;
-    std::uint16_t* vs = ks + 16 * kLd;
-    const long long k0 = start + 16LL * blk;
-    if (k0 + 16 <= end) {  // a full block: every row valid
+    std::uint16_t* vs = ks + KB * kLd;
+    const long long k0 = start + static_cast<long long>(KB) * blk;
+    if (k0 + KB <= end) {  // a full block: every row valid
       const long long off = (k0 + r0) * row_stride + 8 * c0;
       const std::uint16_t* kp = kg + off;
       const std::uint16_t* vp = vg + off;
 #pragma unroll
-      for (int i = 0; i < 16 / kRowsI; ++i) {
+      for (int i = 0; i < KB / kRowsI; ++i) {
         mo::copy16(ks + kRowsI * i * kLd, kp + i * step_i, true);
         mo::copy16(vs + kRowsI * i * kLd, vp + i * step_i, true);
       }
     } else {
 #pragma unroll
-      for (int i = 0; i < 16 / kRowsI; ++i) {
+      for (int i = 0; i < KB / kRowsI; ++i) {
         const int r = r0 + kRowsI * i;
         const bool ok = k0 + r < end;
         const long long off = (ok ? k0 + r : start) * row_stride + 8 * c0;
@@ -183,42 +187,49 @@ __global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT, WT>()))
     mo::copy_wait<NS - 1>();
     pipe_sync<WT>(pipe);  // every warp's copies of this stage have landed
     const std::uint16_t* ks = stages + stage * kStage;
-    const std::uint16_t* vs = ks + 16 * kLd;
+    const std::uint16_t* vs = ks + KB * kLd;
 
-    // S = Q K^T for 16 keys; even and odd k-steps in separate accumulators (more independent
-    // mma chains, as v3).
-    mo::FragC s[MT], s2[MT];
+    // S = Q K^T for KB keys (kNG groups of 16); even and odd k-steps in separate accumulators
+    // (more independent mma chains, as v3).
+    mo::FragC s[MT][kNG], s2[MT][kNG];
 #pragma unroll
-    for (int mt = 0; mt < MT; ++mt) {
-      mo::zero(s[mt]);
-      mo::zero(s2[mt]);
-    }
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int n = 0; n < kNG; ++n) {
+        mo::zero(s[mt][n]);
+        mo::zero(s2[mt][n]);
+      }
 #pragma unroll
     for (int kb = 0; kb < kKS; ++kb) {
-      mo::FragB kf;
-      mo::load_b_nk(kf, ks + 16 * kb, kLd, lane);
 #pragma unroll
-      for (int mt = 0; mt < MT; ++mt)
-        mo::mma<Tag>(MT == 1 && kb % 2 ? s2[mt] : s[mt], qf[mt][kb], kf);
+      for (int n = 0; n < kNG; ++n) {
+        mo::FragB kf;
+        mo::load_b_nk(kf, ks + 16 * n * kLd + 16 * kb, kLd, lane);
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+          mo::mma<Tag>(MT == 1 && kb % 2 ? s2[mt][n] : s[mt][n], qf[mt][kb], kf);
+      }
     }
 
-    // Online softmax (log2 units). Element i of a C fragment: row g + 8 ((i & 3) >> 1), key
-    // 8 (i >> 2) + 2t + (i & 1).
-    const long long k0 = start + 16LL * blk;
-    const bool full = k0 + 16 <= end;
-    mo::FragA pa[MT];
+    // Online softmax (log2 units). Element i of a C fragment of group n: row g + 8
+    // ((i & 3) >> 1), key 16 n + 8 (i >> 2) + 2t + (i & 1).
+    const long long k0 = start + static_cast<long long>(KB) * blk;
+    const bool full = k0 + KB <= end;
+    mo::FragA pa[MT][kNG];
     bool moved = false;
     float al[MT][2];
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) {
       float mx[2] = {-INFINITY, -INFINITY};
 #pragma unroll
-      for (int i = 0; i < 8; ++i) {
-        const bool valid = full || k0 + 8 * (i >> 2) + 2 * t + (i & 1) < end;
-        const float x = valid ? (s[mt].v[i] + s2[mt].v[i]) * p.q_mult : -INFINITY;
-        s[mt].v[i] = x;
-        mx[(i & 3) >> 1] = fmaxf(mx[(i & 3) >> 1], x);
-      }
+      for (int n = 0; n < kNG; ++n)
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+          const bool valid = full || k0 + 16 * n + 8 * (i >> 2) + 2 * t + (i & 1) < end;
+          const float x = valid ? (s[mt][n].v[i] + s2[mt][n].v[i]) * p.q_mult : -INFINITY;
+          s[mt][n].v[i] = x;
+          mx[(i & 3) >> 1] = fmaxf(mx[(i & 3) >> 1], x);
+        }
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 1, 32));
@@ -228,15 +239,21 @@ __global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT, WT>()))
         moved = moved || al[mt][r] != 1.0f;
         m_run[mt][r] = mn;
       }
-      float pr[8];
+      float l0 = 0.0f, l1 = 0.0f;
 #pragma unroll
-      for (int i = 0; i < 8; ++i) pr[i] = exp2f(s[mt].v[i] - m_run[mt][(i & 3) >> 1]);
-      l_run[mt][0] = l_run[mt][0] * al[mt][0] + pr[0] + pr[1] + pr[4] + pr[5];
-      l_run[mt][1] = l_run[mt][1] * al[mt][1] + pr[2] + pr[3] + pr[6] + pr[7];
-      pa[mt].r[0] = mo::pack2<Tag>(pr[0], pr[1]);
-      pa[mt].r[1] = mo::pack2<Tag>(pr[2], pr[3]);
-      pa[mt].r[2] = mo::pack2<Tag>(pr[4], pr[5]);
-      pa[mt].r[3] = mo::pack2<Tag>(pr[6], pr[7]);
+      for (int n = 0; n < kNG; ++n) {
+        float pr[8];
+#pragma unroll
+        for (int i = 0; i < 8; ++i) pr[i] = exp2f(s[mt][n].v[i] - m_run[mt][(i & 3) >> 1]);
+        l0 += pr[0] + pr[1] + pr[4] + pr[5];
+        l1 += pr[2] + pr[3] + pr[6] + pr[7];
+        pa[mt][n].r[0] = mo::pack2<Tag>(pr[0], pr[1]);
+        pa[mt][n].r[1] = mo::pack2<Tag>(pr[2], pr[3]);
+        pa[mt][n].r[2] = mo::pack2<Tag>(pr[4], pr[5]);
+        pa[mt][n].r[3] = mo::pack2<Tag>(pr[6], pr[7]);
+      }
+      l_run[mt][0] = l_run[mt][0] * al[mt][0] + l0;
+      l_run[mt][1] = l_run[mt][1] * al[mt][1] + l1;
     }
     // O = O * alpha + P V; the rescale is skipped while no row's max moved (most steps).
     if (__any_sync(0xffffffffu, moved)) {
@@ -248,12 +265,14 @@ __global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT, WT>()))
           for (int i = 0; i < 8; ++i) o[mt][nt].v[i] *= al[mt][(i & 3) >> 1];
     }
 #pragma unroll
-    for (int nt = 0; nt < kKS; ++nt) {
-      mo::FragB vf;
-      mo::load_b_kn(vf, vs + 16 * nt, kLd, lane);
+    for (int n = 0; n < kNG; ++n)
 #pragma unroll
-      for (int mt = 0; mt < MT; ++mt) mo::mma<Tag>(o[mt][nt], pa[mt], vf);
-    }
+      for (int nt = 0; nt < kKS; ++nt) {
+        mo::FragB vf;
+        mo::load_b_kn(vf, vs + 16 * n * kLd + 16 * nt, kLd, lane);
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) mo::mma<Tag>(o[mt][nt], pa[mt][n], vf);
+      }
     pipe_sync<WT>(pipe);  // every lane's reads of this stage are done before it is refilled
     stage = stage + 1 < NS ? stage + 1 : 0;
   }
@@ -308,13 +327,13 @@ __global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT, WT>()))
   }
 }
 
-template <bool kFp16, int D, int NS, int MT, int WT>
+template <bool kFp16, int D, int NS, int MT, int WT, int KB>
 struct PipeLaunch {
-  static constexpr int kSmem = pipe_smem_bytes<D, NS, WT>();
+  static constexpr int kSmem = pipe_smem_bytes<D, NS, WT, KB>();
   static void prepare() {  // once per instantiation: the opt-in above 48 KB
     static const bool done = [] {
       HIP_CHECK(hipFuncSetAttribute(
-          reinterpret_cast<const void*>(grouped_pipe_kernel<kFp16, D, NS, MT, WT>),
+          reinterpret_cast<const void*>(grouped_pipe_kernel<kFp16, D, NS, MT, WT, KB>),
           hipFuncAttributeMaxDynamicSharedMemorySize, kSmem));
       return true;
     }();
@@ -325,40 +344,49 @@ struct PipeLaunch {
       prepare();
       int k = 0;
       HIP_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(
-          &k, grouped_pipe_kernel<kFp16, D, NS, MT, WT>, 128, kSmem));
+          &k, grouped_pipe_kernel<kFp16, D, NS, MT, WT, KB>, 128, kSmem));
       return k;
     }();
     return n;
   }
   static void launch(const Params& p, dim3 grid, hipStream_t stream) {
     prepare();
-    grouped_pipe_kernel<kFp16, D, NS, MT, WT><<<grid, dim3(128), kSmem, stream>>>(p);
+    grouped_pipe_kernel<kFp16, D, NS, MT, WT, KB><<<grid, dim3(128), kSmem, stream>>>(p);
   }
 };
 
 // The configurations built: D in {64, 128} x stages {2, 3, 4} x layouts {16 heads a warp,
-// 32 heads a warp (MT 2), 32 heads a warp pair (WT 2)}, bf16 / fp16.
+// 32 heads a warp (MT 2), 32 heads a warp pair (WT 2)}, bf16 / fp16, 16 keys a step; and 32
+// keys a step for D = 128 with MT 1 at 2 or 3 stages (ATTNLAB_GROUPED_KEYS; 4 stages of 32
+// keys do not fit).
 template <bool kFp16, int D, int MT, int WT, class F>
-void with_stages(int s, F&& f) {
-  if (s == 2) f(PipeLaunch<kFp16, D, 2, MT, WT>{});
-  else if (s == 3) f(PipeLaunch<kFp16, D, 3, MT, WT>{});
-  else f(PipeLaunch<kFp16, D, 4, MT, WT>{});
+void with_stages(int s, int keys, F&& f) {
+  if constexpr (D == 128 && MT == 1) {
+    if (keys == 32) {
+      if (s == 2) f(PipeLaunch<kFp16, D, 2, MT, WT, 32>{});
+      else f(PipeLaunch<kFp16, D, 3, MT, WT, 32>{});
+      return;
+    }
+  }
+  if (s == 2) f(PipeLaunch<kFp16, D, 2, MT, WT, 16>{});
+  else if (s == 3) f(PipeLaunch<kFp16, D, 3, MT, WT, 16>{});
+  else f(PipeLaunch<kFp16, D, 4, MT, WT, 16>{});
 }
 template <bool kFp16, int D, class F>
-void with_config(int stages, int mtiles, int tile_warps, F&& f) {
+void with_config(int stages, int mtiles, int tile_warps, int keys, F&& f) {
   const int s = stages < 2 ? 2 : (stages > 4 ? 4 : stages);
-  if (tile_warps == 2) with_stages<kFp16, D, 1, 2>(s, f);
-  else if (mtiles == 2) with_stages<kFp16, D, 2, 1>(s, f);
-  else with_stages<kFp16, D, 1, 1>(s, f);
+  if (tile_warps == 2) with_stages<kFp16, D, 1, 2>(s, keys, f);
+  else if (mtiles == 2) with_stages<kFp16, D, 2, 1>(s, keys, f);
+  else with_stages<kFp16, D, 1, 1>(s, keys, f);
 }
 template <class F>
-void with_config(bool fp16, int d, int stages, int mtiles, int tile_warps, F&& f) {
+void with_config(bool fp16, int d, int stages, int mtiles, int tile_warps, int keys, F&& f) {
   if (fp16) {
-    if (d == 64) with_config<true, 64>(stages, mtiles, tile_warps, f);
-    else with_config<true, 128>(stages, mtiles, tile_warps, f);
+    if (d == 64) with_config<true, 64>(stages, mtiles, tile_warps, keys, f);
+    else with_config<true, 128>(stages, mtiles, tile_warps, keys, f);
   } else {
-    if (d == 64) with_config<false, 64>(stages, mtiles, tile_warps, f);
-    else with_config<false, 128>(stages, mtiles, tile_warps, f);
+    if (d == 64) with_config<false, 64>(stages, mtiles, tile_warps, keys, f);
+    else with_config<false, 128>(stages, mtiles, tile_warps, keys, f);
   }
 }
 
@@ -368,25 +396,37 @@ bool pipe_supported(int d, int dv, bool fp16_or_bf16) {
   return fp16_or_bf16 && d == dv && (d == 64 || d == 128);
 }
 
-int pipe_blocks_per_sm(bool fp16, int d, int stages, int mtiles, int tile_warps) {
+bool pipe_keys_supported(int d, int stages, int mtiles, int keys) {
+  return keys == 16 || (keys == 32 && d == 128 && mtiles == 1 && stages <= 3);
+}
+
+int pipe_blocks_per_sm(bool fp16, int d, int stages, int mtiles, int tile_warps, int keys) {
   int n = 0;
-  with_config(fp16, d, stages, mtiles, tile_warps, [&](auto cfg) { n = decltype(cfg)::blocks_per_sm(); });
+  with_config(fp16, d, stages, mtiles, tile_warps, keys,
+              [&](auto cfg) { n = decltype(cfg)::blocks_per_sm(); });
   return n < 1 ? 1 : n;
 }
 
 void launch_grouped_pipe(const Params& p, bool fp16, int splits, int stages, int mtiles,
-                         int tile_warps, hipStream_t stream) {
+                         int tile_warps, int keys, hipStream_t stream) {
+  if (!pipe_keys_supported(p.d, stages, mtiles, keys))
+    throw attn::DeviceError("grouped decode v4: no kernel with " + std::to_string(keys) +
+                            " keys a step for D " + std::to_string(p.d) + ", " +
+                            std::to_string(stages) + " stages, " + std::to_string(mtiles) +
+                            " m-tiles (32 keys: D 128, one m-tile, 2 or 3 stages)");
   const dim3 grid(static_cast<unsigned>(splits * p.slices), static_cast<unsigned>(p.hkv),
                   static_cast<unsigned>(p.batch));
-  with_config(fp16, p.d, stages, mtiles, tile_warps, [&](auto cfg) { decltype(cfg)::launch(p, grid, stream); });
+  with_config(fp16, p.d, stages, mtiles, tile_warps, keys,
+              [&](auto cfg) { decltype(cfg)::launch(p, grid, stream); });
   HIP_CHECK_LAUNCH();
 }
 
 #else  // AMD: not built (no MFMA port of this loop); the plan never asks for it.
 
 bool pipe_supported(int, int, bool) { return false; }
-int pipe_blocks_per_sm(bool, int, int, int, int) { return 1; }
-void launch_grouped_pipe(const Params&, bool, int, int, int, int, hipStream_t) {
+bool pipe_keys_supported(int, int, int, int) { return false; }
+int pipe_blocks_per_sm(bool, int, int, int, int, int) { return 1; }
+void launch_grouped_pipe(const Params&, bool, int, int, int, int, int, hipStream_t) {
   throw attn::DeviceError("grouped decode v4 (cp.async pipeline) is not built for this target");
 }
 

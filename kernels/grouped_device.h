@@ -234,11 +234,14 @@ void launch_grouped_mma(const Params& p, bool fp16, int splits, hipStream_t stre
 
 // v4 (NVIDIA mma fed by cp.async pipelines), decode_grouped_pipe.hip: 16 x mtiles x tile_warps
 // heads a slice (mtiles 1 or 2 m-tiles a warp; tile_warps 1, or 2 warps sharing one pipeline
-// with 16 heads each, with mtiles 1), `stages` 16-key blocks of shared memory a pipeline (2-4).
+// with 16 heads each, with mtiles 1), `stages` blocks of `keys` keys in shared memory a
+// pipeline (2-4).
+// `keys` a step: 16, or 32 (D 128, mtiles 1, 2-3 stages; pipe_keys_supported).
 bool pipe_supported(int d, int dv, bool fp16_or_bf16);
-int pipe_blocks_per_sm(bool fp16, int d, int stages, int mtiles, int tile_warps);  // an SM
+bool pipe_keys_supported(int d, int stages, int mtiles, int keys);
+int pipe_blocks_per_sm(bool fp16, int d, int stages, int mtiles, int tile_warps, int keys);  // an SM
 void launch_grouped_pipe(const Params& p, bool fp16, int splits, int stages, int mtiles,
-                         int tile_warps, hipStream_t stream);
+                         int tile_warps, int keys, hipStream_t stream);
 
 }  // namespace gdev
 }  // namespace kern

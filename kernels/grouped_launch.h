@@ -40,7 +40,10 @@ struct GroupedPlan {
                          // NVIDIA, bf16/fp16, D = Dv in {64, 128}); 2: tiled (D = Dv in
                          // {64, 128, 256}); 1: generic. ATTNLAB_GROUPED_VERSION (environment,
                          // 1-4) caps it, for comparisons.
-  int stages = 0;        // v4: 16-key shared-memory stages per warp (2-4; ATTNLAB_GROUPED_STAGES)
+  int stages = 0;        // v4: shared-memory stages of `keys` keys per pipeline (2-4;
+                         // ATTNLAB_GROUPED_STAGES)
+  int keys = 16;         // v4: keys a warp step (16, or 32 for D 128 with mtiles 1;
+                         // ATTNLAB_GROUPED_KEYS)
   int mtiles = 1;        // v4: 16-head m-tiles per warp
   int tile_warps = 1;    // v4: warps sharing one pipeline, 16 heads each (2 only with mtiles 1;
                          // slice_heads = 16 x mtiles x tile_warps; ATTNLAB_GROUPED_LAYOUT)

@@ -100,10 +100,20 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
     if (layout == "mt2") plan.mtiles = 2;
     else if (layout == "wt2") plan.tile_warps = 2;
   }
+  // v4 keys a warp step: 16, or 32 (two 16-key groups sharing a step's waits, barriers and
+  // softmax reductions; D 128 with one m-tile, 2-3 stages). ATTNLAB_GROUPED_KEYS=16|32.
+  // wt2 (MQA) takes 32: MQA B16 S4096 25.2 vs 27.4 us, B64 S8192 87.3-88.4 vs 87.9; the other
+  // v4 rows measured the same or up to 0.8 % slower with 32 (GQA B16 S4096 71.3-71.8 vs 71.3,
+  // SWA 71.1-71.7 vs 71.2, GQA B1 S4096 14.2 vs 14.2; H200, session 7, NOTES.md).
+  if (plan.version == 4) {
+    if (plan.tile_warps == 2) plan.keys = 32;
+    if (const char* e = std::getenv("ATTNLAB_GROUPED_KEYS")) plan.keys = std::atoi(e) == 32 ? 32 : 16;
+    if (!pipe_keys_supported(a.head_dim, 3, plan.mtiles, plan.keys)) plan.keys = 16;
+  }
   plan.slice_heads = matrix ? kMmaSliceHeads * plan.mtiles * plan.tile_warps
                             : plan.version == 2 ? slice_heads_for(g) : 1;
   plan.slices = (g + plan.slice_heads - 1) / plan.slice_heads;
-  const std::int64_t tile = matrix ? kMmaBlockKeys
+  const std::int64_t tile = matrix ? kMmaBlockKeys * (plan.keys / 16)
                             : plan.version == 2 ? tile_keys(a.dt, a.head_dim)
                                                 : kGenericKeys;
   // v3/v4: >= 256 keys a split (measured on the H200 with v3, GQA B1 S4096 with the fused
@@ -123,16 +133,18 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
     // 14.1 vs 14.9).
     int stages = 0;
     if (const char* e = std::getenv("ATTNLAB_GROUPED_STAGES")) stages = std::clamp(std::atoi(e), 2, 4);
+    if (plan.keys == 32 && stages == 4) stages = 3;  // 4 stages of 32 keys do not fit
     // wt2 (MQA): 2 stages (call D: MQA B64 S8192 86.7 vs 90.0 us at 4; call A: MQA B16 S4096
     // 27.5 vs 28.4).
     if (stages == 0 && plan.tile_warps == 2) stages = 2;
     if (stages == 0) {
-      const std::int64_t slots4 = pipe_blocks_per_sm(fp16, a.head_dim, 4, plan.mtiles, plan.tile_warps) *
+      const int top = plan.keys == 32 ? 3 : 4;  // the deepest pipeline built
+      const std::int64_t slots4 = pipe_blocks_per_sm(fp16, a.head_dim, top, plan.mtiles, plan.tile_warps, plan.keys) *
                                   std::int64_t(device_multiprocessors());
       const std::int64_t s4 = std::min(max_splits, std::max<std::int64_t>(1, slots4 / base));
-      const std::int64_t round = 16 * (4 / plan.tile_warps);  // keys a block takes a step
+      const std::int64_t round = plan.keys * (4 / plan.tile_warps);  // keys a block takes a step
       const std::int64_t walk = ((keys + s4 - 1) / s4 + round - 1) / round;  // blocks a pipeline
-      stages = walk <= 4 ? 3 : 4;
+      stages = plan.keys == 32 ? (walk <= 2 ? 2 : 3) : (walk <= 4 ? 3 : 4);
     }
     plan.stages = stages;
   }
@@ -145,7 +157,7 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
     // v4 wt2 aims at 2 blocks an SM although 3 fit (MQA B64 S8192: 4 splits 89.2 us, 6
     // splits 92.7, session 4): fewer partials to merge, and no third block on half the SMs.
     const std::int64_t pipe_sm =
-        plan.version == 4 ? pipe_blocks_per_sm(fp16, a.head_dim, plan.stages, plan.mtiles, plan.tile_warps) : 0;
+        plan.version == 4 ? pipe_blocks_per_sm(fp16, a.head_dim, plan.stages, plan.mtiles, plan.tile_warps, plan.keys) : 0;
     const std::int64_t per_sm = plan.version == 4 ? (plan.tile_warps == 2 ? std::min<std::int64_t>(2, pipe_sm) : pipe_sm)
                                 : plan.version == 3 ? 2 : 4;
     const std::int64_t target = per_sm * device_multiprocessors();

@@ -102,10 +102,10 @@ int main(int argc, char** argv) {
     ga.scale = 0.088f;
     ga.dt = r.dt;
     const kern::GroupedPlan pl = kern::grouped_plan(ga);
-    std::printf("%-22s %9.2f %9.2f %9.2f %6d %8.0f %6.1f %8.1f %6.2f %9.2e  v%d ns%d mt%d wt%d sp%d%s\n",
+    std::printf("%-22s %9.2f %9.2f %9.2f %6d %8.0f %6.1f %8.1f %6.2f %9.2e  v%d ns%d kb%d mt%d wt%d sp%d%s\n",
                 r.label, res.median_us, res.min_us, res.max_us, res.runs, res.gbps,
                 100.0 * res.gbps / probe, r.peer, r.peer > 0 ? r.peer / res.median_us : 0.0,
-                res.max_abs_err, pl.version, pl.stages, pl.mtiles, pl.tile_warps, pl.splits,
+                res.max_abs_err, pl.version, pl.stages, pl.keys, pl.mtiles, pl.tile_warps, pl.splits,
                 pl.fused_combine ? " fused" : "");
   }
   if (json_path) {

@@ -23,6 +23,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attention/dtype.h"
@@ -178,7 +179,7 @@ TEST_CASE("gpu split-KV: the fused and the separate combine match the reference 
   unsetenv("ATTNLAB_GROUPED_COMBINE");
 }
 
-TEST_CASE("gpu v4 pipeline: every stage count and 32-head layout matches the reference",
+TEST_CASE("gpu v4 pipeline: every stage count, step length and 32-head layout matches the reference",
           "[gpu]") {
   // {B, S, Hq, Hkv, D, Dv, W, ragged}: keys that leave partial 16-key blocks and warps with
   // nothing to do (S 1, 54), pipelines deeper than a warp's walk and much shallower (70000),
@@ -192,25 +193,32 @@ TEST_CASE("gpu v4 pipeline: every stage count and 32-head layout matches the ref
       {1, 70000, 16, 2, 128, 128, 3000, false},
   };
   // G > 16 runs both 32-head layouts: two m-tiles in one warp (mt2) and two warps sharing a
-  // pipeline (wt2); G <= 16 takes neither, so it runs once.
+  // pipeline (wt2); G <= 16 takes neither, so it runs once. Steps of 32 keys (D 128 with one
+  // m-tile a warp, 2-3 stages; other shapes fall back to 16) run wt2 and G <= 16.
   const std::uint64_t seed = 0x5eed0403;
   setenv("ATTNLAB_GROUPED_VERSION", "4", 1);
-  for (const char* layout : {"mt2", "wt2"}) {
+  const std::pair<const char*, const char*> runs[] = {{"16", "mt2"}, {"16", "wt2"}, {"32", "wt2"}};
+  for (const auto& [keys, layout] : runs) {
+    setenv("ATTNLAB_GROUPED_KEYS", keys, 1);
     setenv("ATTNLAB_GROUPED_LAYOUT", layout, 1);
     for (const char* stages : {"2", "3", "4"}) {
+      if (std::string(keys) == "32" && std::string(stages) == "4") continue;
       setenv("ATTNLAB_GROUPED_STAGES", stages, 1);
       for (attn::DType dt : {attn::DType::kBf16, attn::DType::kFp16}) {
         for (std::size_t i = 0; i < cases.size(); ++i) {
           const Case& c = cases[i];
-          if (std::string(layout) == "wt2" && c.hq / c.hkv <= 16) continue;
-          INFO("layout " << layout << " stages " << stages << " seed " << seed + i << " dtype "
-                         << dt_name(dt) << " B " << c.b << " S " << c.s << " Hq " << c.hq
+          // G <= 16 ignores the layout: run it once per step length (with mt2 for 16 keys)
+          if (std::string(layout) == "wt2" && c.hq / c.hkv <= 16 && std::string(keys) == "16")
+            continue;
+          INFO("keys " << keys << " layout " << layout << " stages " << stages << " seed "
+                       << seed + i << " dtype " << dt_name(dt) << " B " << c.b << " S " << c.s << " Hq " << c.hq
                          << " Hkv " << c.hkv << " D " << c.d << " W " << c.w);
           CHECK(run_case(c, dt, seed + i, 8e-3, 2e-2) < 8e-3);
         }
       }
     }
   }
+  unsetenv("ATTNLAB_GROUPED_KEYS");
   unsetenv("ATTNLAB_GROUPED_LAYOUT");
   unsetenv("ATTNLAB_GROUPED_STAGES");
   unsetenv("ATTNLAB_GROUPED_VERSION");
