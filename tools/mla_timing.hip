@@ -118,7 +118,10 @@ int main(int argc, char** argv) {
     const std::size_t q_elems = std::size_t(c.batch) * c.heads * dk;
     const std::size_t kv_bytes = std::size_t(c.batch) * c.seq * dk * (fp8 ? 1 : 2);
     const std::size_t out_elems = std::size_t(c.batch) * c.heads * 512;
-    const int rot = int(std::min<std::size_t>(16, std::max<std::size_t>(1, (std::size_t(400) << 20) / kv_bytes + 1)));
+    int rot = int(std::min<std::size_t>(16, std::max<std::size_t>(1, (std::size_t(400) << 20) / kv_bytes + 1)));
+    // ATTNLAB_TIMING_ROT=n: rotate over n copies (the bench takes at least 2; this driver 1 for
+    // caches > 400 MB), to compare the two methods on the same binary.
+    if (const char* e = std::getenv("ATTNLAB_TIMING_ROT")) rot = std::max(1, std::min(16, std::atoi(e)));
     std::vector<DeviceBuffer> q, kv;
     for (int r = 0; r < rot; ++r) {
       q.emplace_back(q_elems * 2);
