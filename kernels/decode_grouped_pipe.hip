@@ -18,7 +18,9 @@
 // Operands come through matrix_ops.h (ldmatrix, mma.sync m16n8k16, cp.async); S's accumulator
 // layout is the A layout of P V, so P never leaves registers.
 // Shape legend: B batch, S keys, G = Hq / Hkv, 16 MT heads a slice (G < 16 MT pads with zero
-// queries, never written), D = Dv head dim, 16 keys per warp step, 4 warps a block.
+// queries, never written), D = Dv head dim, KB = 16 or 32 keys per warp step
+// (32: two 16-key groups sharing a step's wait, barriers and softmax reductions; the plan takes
+// it for the wt2 MQA layout), 4 warps a block.
 #include "kernels/hip_compat.h"
 #include <cstdint>
 #include <type_traits>
