@@ -23,6 +23,7 @@
 // it for the wt2 MQA layout), 4 warps a block.
 #include "kernels/hip_compat.h"
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include "attention/error.h"
