@@ -400,7 +400,7 @@ bool pipe_supported(int d, int dv, bool fp16_or_bf16) {
 }
 
 bool pipe_keys_supported(int d, int stages, int mtiles, int keys) {
-  return keys == 16 || (keys == 32 && d == 128 && mtiles == 1 && stages <= 3);
+  return keys == 16 || (keys == 32 && d == 128 && mtiles == 1 && stages <= pipe_max_stages(32));
 }
 
 int pipe_blocks_per_sm(bool fp16, int d, int stages, int mtiles, int tile_warps, int keys) {

@@ -237,6 +237,7 @@ void launch_grouped_mma(const Params& p, bool fp16, int splits, hipStream_t stre
 // with 16 heads each, with mtiles 1), `stages` blocks of `keys` keys in shared memory a
 // pipeline (2-4).
 // `keys` a step: 16, or 32 (D 128, mtiles 1, 2-3 stages; pipe_keys_supported).
+constexpr int pipe_max_stages(int keys) { return keys == 32 ? 3 : 4; }  // 4 x 32 keys do not fit
 bool pipe_supported(int d, int dv, bool fp16_or_bf16);
 bool pipe_keys_supported(int d, int stages, int mtiles, int keys);
 int pipe_blocks_per_sm(bool fp16, int d, int stages, int mtiles, int tile_warps, int keys);  // an SM

@@ -108,7 +108,8 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   if (plan.version == 4) {
     if (plan.tile_warps == 2) plan.keys = 32;
     if (const char* e = std::getenv("ATTNLAB_GROUPED_KEYS")) plan.keys = std::atoi(e) == 32 ? 32 : 16;
-    if (!pipe_keys_supported(a.head_dim, 3, plan.mtiles, plan.keys)) plan.keys = 16;
+    if (!pipe_keys_supported(a.head_dim, pipe_max_stages(plan.keys), plan.mtiles, plan.keys))
+      plan.keys = 16;
   }
   plan.slice_heads = matrix ? kMmaSliceHeads * plan.mtiles * plan.tile_warps
                             : plan.version == 2 ? slice_heads_for(g) : 1;
@@ -133,13 +134,13 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
     // 14.1 vs 14.9).
     int stages = 0;
     if (const char* e = std::getenv("ATTNLAB_GROUPED_STAGES")) stages = std::clamp(std::atoi(e), 2, 4);
-    if (plan.keys == 32 && stages == 4) stages = 3;  // 4 stages of 32 keys do not fit
+    stages = std::min(stages, pipe_max_stages(plan.keys));
     // wt2 (MQA): 2 stages (call D: MQA B64 S8192 86.7 vs 90.0 us at 4; call A: MQA B16 S4096
     // 27.5 vs 28.4).
     if (stages == 0 && plan.tile_warps == 2) stages = 2;
     if (stages == 0) {
-      const int top = plan.keys == 32 ? 3 : 4;  // the deepest pipeline built
-      const std::int64_t slots4 = pipe_blocks_per_sm(fp16, a.head_dim, top, plan.mtiles, plan.tile_warps, plan.keys) *
+      const std::int64_t slots4 = pipe_blocks_per_sm(fp16, a.head_dim, pipe_max_stages(plan.keys),
+                                                     plan.mtiles, plan.tile_warps, plan.keys) *
                                   std::int64_t(device_multiprocessors());
       const std::int64_t s4 = std::min(max_splits, std::max<std::int64_t>(1, slots4 / base));
       const std::int64_t round = plan.keys * (4 / plan.tile_warps);  // keys a block takes a step

@@ -211,8 +211,8 @@ TEST_CASE("gpu v4 pipeline: every stage count, step length and 32-head layout ma
           if (std::string(layout) == "wt2" && c.hq / c.hkv <= 16 && std::string(keys) == "16")
             continue;
           INFO("keys " << keys << " layout " << layout << " stages " << stages << " seed "
-                       << seed + i << " dtype " << dt_name(dt) << " B " << c.b << " S " << c.s << " Hq " << c.hq
-                         << " Hkv " << c.hkv << " D " << c.d << " W " << c.w);
+                       << seed + i << " dtype " << dt_name(dt) << " B " << c.b << " S " << c.s
+                       << " Hq " << c.hq << " Hkv " << c.hkv << " D " << c.d << " W " << c.w);
           CHECK(run_case(c, dt, seed + i, 8e-3, 2e-2) < 8e-3);
         }
       }
