@@ -394,9 +394,16 @@ KernelFn select_kernel(const MlaKernelChoice& c, int* smem, int* threads, int* p
 KernelFn select_for(const MlaDeviceArgs& a, const MlaKernelChoice& c, int* smem, int* threads,
                     int* per_sm) {
   if (c.version == 3 || c.version == 4) return mla_slice_kernel(a.dt, c, smem, threads, per_sm);
+  if (c.version == 5) {
+#if defined(ATTNLAB_HAVE_SM90A)
+    return mla_wgmma_kernel_for(a.dt, c, smem, threads, per_sm);
+#else
+    throw attn::DeviceError("MLA decode v5 (wgmma) is not built for this target (NVIDIA sm_90a only)");
+#endif
+  }
   if (c.version != 1)
     throw attn::DeviceError("MLA decode: no kernel version " + std::to_string(c.version) +
-                            " (1, 3 or 4)");
+                            " (1, 3, 4 or 5)");
   switch (a.dt) {
     case attn::DType::kBf16: return select_kernel<mo::Bf16, false>(c, smem, threads, per_sm);
     case attn::DType::kFp16: return select_kernel<mo::Fp16, false>(c, smem, threads, per_sm);
@@ -450,6 +457,16 @@ Plan make_plan(const MlaDeviceArgs& a, const MlaKernelChoice* forced) {
       pl.k.head_groups = 1;
       pl.k.block_n = 64;
     }
+    // 16-bit caches with more than 32 heads on an H100 / H200: v5, 64 heads a CTA on wgmma
+    // (decode_mla_wgmma_sm90a.hip; NOTES.md, session 8).
+#if defined(ATTNLAB_HAVE_SM90A)
+    if (a.dt != attn::DType::kFp8 && a.heads > 32 && mla_wgmma_available()) {
+      pl.k.version = 5;
+      pl.k.head_groups = 4;
+      pl.k.block_n = 64;
+      pl.k.stages = 2;
+    }
+#endif
   }
   int smem = 0, threads = 0, per_sm = 0;
   (void)select_for(a, pl.k, &smem, &threads, &per_sm);
@@ -532,6 +549,14 @@ void launch_with_plan(const MlaDeviceArgs& a, const Plan& pl) {
 }
 
 }  // namespace
+
+bool mla_version_available(int version) {
+  if (version == 1 || version == 3 || version == 4) return true;
+#if defined(ATTNLAB_HAVE_SM90A)
+  if (version == 5) return mla_wgmma_available();
+#endif
+  return false;
+}
 
 MlaKernelChoice mla_plan(const MlaDeviceArgs& a) { return make_plan(a, nullptr).k; }
 MlaKernelChoice mla_plan(const MlaDeviceArgs& a, const MlaKernelChoice& c) {

@@ -40,8 +40,13 @@ struct MlaKernelChoice {
                           // a power of two; default, measured 2 % faster) instead of bf16
   int version = 1;        // 1: CTA-wide pipeline, 3 barriers a block; 3: a pipeline per warp,
                           // one barrier a block (every warp runs the whole softmax); 4: as 3,
-                          // softmax rows split over the warps, P through shared memory (2)
+                          // softmax rows split over the warps, P through shared memory (2);
+                          // 5: 64 heads a CTA on wgmma (sm_90a, 16-bit; head_groups 4,
+                          // block_n 64, stages 2)
 };
+// Whether kernel `version` (1, 3, 4, 5) runs on the current device: v5 (wgmma) needs a build
+// with sm_90a code and a compute capability 9.0 GPU; the others run wherever a GPU build does.
+bool mla_version_available(int version);
 // The choice launch_mla_decode(a) makes for this shape on the current device (splits resolved).
 MlaKernelChoice mla_plan(const MlaDeviceArgs& a);
 MlaKernelChoice mla_plan(const MlaDeviceArgs& a, const MlaKernelChoice& c);  // c with splits resolved

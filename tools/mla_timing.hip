@@ -99,6 +99,7 @@ int main(int argc, char** argv) {
   const Case cases[] = {
       {"H16 B64 S8192", 16, 64, 8192, attn::DType::kBf16},
       {"H128 B64 S8192", 128, 64, 8192, attn::DType::kBf16},
+      {"H64 B64 S8192", 64, 64, 8192, attn::DType::kBf16},
       {"GPUMODE bs256 kv8192", 16, 256, 8192, attn::DType::kBf16},
       {"GPUMODE bs256 kv8192", 16, 256, 8192, attn::DType::kFp8},
       {"GPUMODE bs4 kv1024", 16, 4, 1024, attn::DType::kBf16},
@@ -181,6 +182,20 @@ int main(int argc, char** argv) {
       if (auto_choice.version == 4 && auto_choice.block_n == bn) continue;  // "auto" is it
       v.combine = mla_plan(a, v).splits >= 8 ? 2 : 1;  // as the plan picks for v1
       vars.push_back({"v4", v});
+    }
+    // v5 (64 heads a CTA on wgmma, 16-bit caches) where it is not the plan's choice, and v1's
+    // 32-head tile where v5 is.
+    if (!fp8 && mla_version_available(5)) {
+      if (auto_choice.version != 5) {
+        MlaKernelChoice v{4, 64, 2, 0};
+        v.version = 5;
+        v.combine = mla_plan(a, v).splits >= 8 ? 2 : 1;
+        vars.push_back({"v5", v});
+      } else {
+        MlaKernelChoice v{2, 64, 2, 0};
+        v.combine = mla_plan(a, v).splits >= 8 ? 2 : 1;
+        vars.push_back({"v1 hg2 n64", v});
+      }
     }
     for (const auto& [label, v0] : vars) {
       const bool deflt = label == "auto";

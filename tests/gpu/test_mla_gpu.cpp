@@ -251,3 +251,49 @@ TEST_CASE("MLA v3 and v4 (a pipeline per warp): every tile, dtype, split count a
                                             attn::DType::kBf16, &bad),
                   attn::DeviceError);
 }
+
+TEST_CASE("MLA v5 (64 heads a CTA on wgmma): dtypes, split counts, head counts and shapes match",
+          "[gpu][mla]") {
+  if (!have_gpu()) return;
+  if (!kern::mla_version_available(5)) {
+    WARN("MLA v5 skipped: it needs an sm_90a build and a compute capability 9.0 GPU");
+    return;
+  }
+  kern::MlaKernelChoice c;
+  c.version = 5;
+  c.head_groups = 4;
+  c.block_n = 64;
+  c.stages = 2;
+  std::uint32_t seed = 35001;
+  for (int splits : {0, 1, 7}) {
+    for (int combine : {1, 2}) {
+      if (splits == 1 && combine == 2) continue;
+      c.splits = splits;
+      c.combine = combine;
+      check_case({3, 1000, 63, attn::DType::kBf16, true}, seed++, &c);   // a padding row
+      check_case({2, 300, 64, attn::DType::kFp16, true}, seed++, &c);
+      check_case({2, 97, 128, attn::DType::kBf16, true}, seed++, &c);    // two head tiles
+      check_case({4, 54, 9, attn::DType::kBf16, true}, seed++, &c);      // 55 padding rows
+      check_case({2, 1, 65, attn::DType::kFp16, false}, seed++, &c);     // S = 1, a 1-head tile
+    }
+  }
+  c.splits = 0;
+  c.combine = 2;
+  check_case({2, 4096, 128, attn::DType::kBf16, true}, seed++, &c);
+  check_case({1, 70000, 64, attn::DType::kBf16, false}, seed++, &c);
+  kern::MlaKernelChoice bad = c;
+  bad.block_n = 32;  // v5 has one tile
+  std::vector<float> q(64 * kDk), kv(16 * kDk), out(64 * kDl);
+  attn::MlaDecodeShape s;
+  s.batch = 1;
+  s.seq = 16;
+  s.heads = 64;
+  s.latent_dim = kDl;
+  s.rope_dim = kDr;
+  CHECK_THROWS_AS(kern::gpu_decode_mla_with(s, q.data(), kv.data(), nullptr, out.data(),
+                                            attn::DType::kBf16, &bad),
+                  attn::DeviceError);
+  CHECK_THROWS_AS(kern::gpu_decode_mla_with(s, q.data(), kv.data(), nullptr, out.data(),
+                                            attn::DType::kFp8, &c),
+                  attn::DeviceError);
+}
