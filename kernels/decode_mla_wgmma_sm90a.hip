@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "attention/error.h"
 #include "kernels/gpu_check.h"
@@ -48,7 +49,6 @@ constexpr int kDl = 512, kDk = 576;
 constexpr int kRows = 64;                        // heads a CTA: one m64 tile
 constexpr int kBlockN = 64;                      // tokens a block
 constexpr int kKTiles = kDk / 64;                // swizzled 64 x 64 tiles across a row: 9
-constexpr int kChunks = kDk / 8;                 // 16-byte chunks a row: 72
 constexpr int kThreads = 256;
 constexpr int kStages = 2;
 constexpr int kBlockBytes = kKTiles * wg::kTileBytes;  // 73728: Q, or one KV stage
@@ -59,10 +59,34 @@ constexpr int kAlpha0 = kP0 + wg::kTileBytes;    // float [64]
 constexpr int kState0 = kAlpha0 + kRows * 4;     // float2 [64]
 constexpr int kSmemBytes = kState0 + kRows * 8 + 1024;  // + slack to align the base to 1024
 static_assert(kSmemBytes <= 227 * 1024, "v5 shared memory");
-static_assert(kBlockN * kChunks % kThreads == 0 && kRows == kBlockN, "copy layout");
+static_assert(kRows == kBlockN, "one copy layout for Q and KV blocks");
 
 __device__ __forceinline__ void bar_arrive_p() { asm volatile("bar.arrive 1, 256;\n" ::: "memory"); }
 __device__ __forceinline__ void bar_sync_p() { asm volatile("bar.sync 1, 256;\n" ::: "memory"); }
+
+// A 64-row block (rows 1152 bytes apart from src; rows >= nvalid zero-filled) into its 9
+// swizzled tiles at dst, by kCopiers threads (t = 0 .. kCopiers - 1). One warp instruction
+// copies 4 rows x one 128-byte tile row (lane l: row + l / 8, chunk l % 8): whole lines, as
+// coalesced as a contiguous 512 bytes. Warp w takes row groups w, w + W, ... (W warps), so a
+// lane's row % 8, and with it its swizzle, is the same for every copy: each copy is a
+// register plus a compile-time offset on both sides.
+template <int kCopiers>
+__device__ __forceinline__ void copy_rows(unsigned char* dst, const std::uint16_t* src,
+                                          int nvalid, int t) {
+  constexpr int kW = kCopiers / 32, kGroups = kRows / 4 / kW;  // row groups a warp
+  static_assert(kCopiers % 32 == 0 && (kRows / 4) % kW == 0 && kW % 2 == 0, "copy layout");
+  const int w = t / 32, l = t % 32, row0 = 4 * w + l / 8, ch = l % 8;
+  unsigned char* d = dst + row0 * 128 + ((ch ^ (row0 & 7)) << 4);  // row0 % 8 == row % 8
+  const std::uint16_t* s = src + row0 * kDk + ch * 8;
+#pragma unroll
+  for (int m = 0; m < kGroups; ++m) {
+    const bool valid = row0 + 4 * kW * m < nvalid;
+    const std::uint16_t* sm = valid ? s + 4 * kW * m * kDk : src;
+#pragma unroll
+    for (int k = 0; k < kKTiles; ++k)
+      mo::copy16(d + 4 * kW * m * 128 + k * wg::kTileBytes, sm + k * 64, valid);
+  }
+}
 
 template <class T>
 __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_kernel(MlaParams p) {
@@ -100,38 +124,23 @@ __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_kernel(MlaParams p) {
     return;
   }
 
-  // 16-byte chunk `idx` of a 64-row block (row idx / 72, chunk idx % 72) -> its swizzled place.
-  auto place = [](int idx, int* row) {
-    const int r = idx / kChunks, ch = idx % kChunks;
-    *row = r;
-    return (ch >> 3) * wg::kTileBytes + wg::tile_offset(r, ch & 7);
-  };
   const std::uint16_t* kv_b = static_cast<const std::uint16_t*>(p.kv) + b * p.seq * kDk;
-  auto issue = [&](int j) {  // block j of this split -> stage j % 2; rows past t1 zero-filled
-    unsigned char* dst = smem + kKV0 + (j % kStages) * kBlockBytes;
+  const std::uint16_t* q_b = static_cast<const std::uint16_t*>(p.q) + b * p.heads * kDk;
+  // Block j of this split -> stage j % 2 (rows past t1 zero-filled), by the kCopiers threads
+  // whose index from the first copier is t.
+  auto issue = [&](auto copiers, int j, int t) {
     const std::int64_t tb = t0 + std::int64_t(j) * kBlockN;
-#pragma unroll 6
-    for (int i = 0; i < kBlockN * kChunks / kThreads; ++i) {
-      const int idx = tid + kThreads * i;
-      int r;
-      const int off = place(idx, &r);
-      const bool valid = tb + r < t1;
-      mo::copy16(dst + off, kv_b + (valid ? (tb + r) * kDk + (idx % kChunks) * 8 : 0), valid);
-    }
+    copy_rows<decltype(copiers)::value>(smem + kKV0 + (j % kStages) * kBlockBytes, kv_b + tb * kDk,
+                                        t1 - tb < kBlockN ? static_cast<int>(t1 - tb) : kBlockN, t);
   };
   {  // Q rows of this tile (zero rows past H) and block 0: one group
-    const std::uint16_t* q_b = static_cast<const std::uint16_t*>(p.q) + b * p.heads * kDk;
-#pragma unroll 6
-    for (int i = 0; i < kRows * kChunks / kThreads; ++i) {
-      const int idx = tid + kThreads * i;
-      int r;
-      const int off = place(idx, &r);
-      const bool valid = head0 + r < p.heads;
-      mo::copy16(smem + kQ0 + off, q_b + (valid ? (head0 + r) * kDk + (idx % kChunks) * 8 : 0), valid);
-    }
-    issue(0);
+    copy_rows<kThreads>(smem + kQ0, q_b + head0 * kDk, p.heads - head0, tid);
+    issue(std::integral_constant<int, kThreads>{}, 0, tid);
     mo::copy_commit();
   }
+  // Later blocks are copied by WG1, which waits for P while WG0 computes Q K^T and the softmax
+  // (probe 8: by all threads, as the first version).
+  const bool all_copy = p.probe & 8;
 
   float o[128];
 #pragma unroll
@@ -146,22 +155,30 @@ __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_kernel(MlaParams p) {
     mo::copy_wait<0>();
     wg::fence_async_smem();
     __syncthreads();  // block j landed; block j - 1's stage and P are no longer read
-    if (j + 1 < n_blocks) issue(j + 1);
+    if (j + 1 < n_blocks && !(p.probe & 4)) {
+      if (all_copy) issue(std::integral_constant<int, kThreads>{}, j + 1, tid);
+      else if (wgi == 1) issue(std::integral_constant<int, 128>{}, j + 1, tid - 128);
+    }
     mo::copy_commit();
     const std::uint32_t kv_s = wg::smem_addr(smem + kKV0 + (j % kStages) * kBlockBytes);
 
     if (wgi == 0) {
       float s[32];
-      wg::fence();
+      if (p.probe & 1) {
 #pragma unroll
-      for (int kk = 0; kk < kDk / 16; ++kk) {
-        const std::uint32_t off = (kk >> 2) * wg::kTileBytes + (kk & 3) * 32;
-        wg::mma_ss_m64n64k16<0>(T{}, s, wg::desc(q_s + off, 16, 1024),
-                                wg::desc(kv_s + off, 16, 1024), kk > 0);
+        for (int i = 0; i < 32; ++i) s[i] = 0.f;
+      } else {
+        wg::fence();
+#pragma unroll
+        for (int kk = 0; kk < kDk / 16; ++kk) {
+          const std::uint32_t off = (kk >> 2) * wg::kTileBytes + (kk & 3) * 32;
+          wg::mma_ss_m64n64k16<0>(T{}, s, wg::desc(q_s + off, 16, 1024),
+                                  wg::desc(kv_s + off, 16, 1024), kk > 0);
+        }
+        wg::commit();
+        wg::wait<0>();
+        wg::pin(s);
       }
-      wg::commit();
-      wg::wait<0>();
-      wg::pin(s);
 
       // Online softmax, log2 units. s[4 jj + e]: row r0 + 8 (e / 2), token 8 jj + 2 c + e % 2.
       const std::int64_t tb = t0 + std::int64_t(j) * kBlockN;
@@ -208,38 +225,46 @@ __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_kernel(MlaParams p) {
       wg::fence_async_smem();  // P is read by WG1's wgmma
       bar_arrive_p();
 
+      if (__any_sync(0xffffffffu, al[0] != 1.f || al[1] != 1.f)) {  // most blocks: no max moved
 #pragma unroll
-      for (int jj = 0; jj < 32; ++jj) {
-        o[4 * jj + 0] *= al[0];
-        o[4 * jj + 1] *= al[0];
-        o[4 * jj + 2] *= al[1];
-        o[4 * jj + 3] *= al[1];
+        for (int jj = 0; jj < 32; ++jj) {
+          o[4 * jj + 0] *= al[0];
+          o[4 * jj + 1] *= al[0];
+          o[4 * jj + 2] *= al[1];
+          o[4 * jj + 3] *= al[1];
+        }
       }
-      wg::fence();
+      if (!(p.probe & 2)) {
+        wg::fence();
 #pragma unroll
-      for (int kk = 0; kk < kBlockN / 16; ++kk)
-        wg::mma_rs_m64n256k16<1>(T{}, o, pa[kk], wg::desc(kv_s + kk * 16 * 128, wg::kTileBytes, 1024), 1);
-      wg::commit();
-      wg::wait<0>();
-      wg::pin(o);
+        for (int kk = 0; kk < kBlockN / 16; ++kk)
+          wg::mma_rs_m64n256k16<1>(T{}, o, pa[kk], wg::desc(kv_s + kk * 16 * 128, wg::kTileBytes, 1024), 1);
+        wg::commit();
+        wg::wait<0>();
+        wg::pin(o);
+      }
     } else {
       bar_sync_p();  // P and alpha of block j are in shared memory
       const float a0 = alpha_sh[r0], a1 = alpha_sh[r0 + 8];
+      if (__any_sync(0xffffffffu, a0 != 1.f || a1 != 1.f)) {
 #pragma unroll
-      for (int jj = 0; jj < 32; ++jj) {
-        o[4 * jj + 0] *= a0;
-        o[4 * jj + 1] *= a0;
-        o[4 * jj + 2] *= a1;
-        o[4 * jj + 3] *= a1;
+        for (int jj = 0; jj < 32; ++jj) {
+          o[4 * jj + 0] *= a0;
+          o[4 * jj + 1] *= a0;
+          o[4 * jj + 2] *= a1;
+          o[4 * jj + 3] *= a1;
+        }
       }
-      wg::fence();
+      if (!(p.probe & 2)) {
+        wg::fence();
 #pragma unroll
-      for (int kk = 0; kk < kBlockN / 16; ++kk)
-        wg::mma_ss_m64n256k16<1>(T{}, o, wg::desc(p_s + kk * 32, 16, 1024),
-                                 wg::desc(kv_s + 4 * wg::kTileBytes + kk * 16 * 128, wg::kTileBytes, 1024), 1);
-      wg::commit();
-      wg::wait<0>();
-      wg::pin(o);
+        for (int kk = 0; kk < kBlockN / 16; ++kk)
+          wg::mma_ss_m64n256k16<1>(T{}, o, wg::desc(p_s + kk * 32, 16, 1024),
+                                   wg::desc(kv_s + 4 * wg::kTileBytes + kk * 16 * 128, wg::kTileBytes, 1024), 1);
+        wg::commit();
+        wg::wait<0>();
+        wg::pin(o);
+      }
     }
   }
 
