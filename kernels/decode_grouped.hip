@@ -451,7 +451,13 @@ void launch_tiled_gs(int gs, const Params& p, dim3 grid, hipStream_t stream) {
 
 template <class Kv>
 void launch_kernels(const GroupedPlan& plan, const Params& p, hipStream_t stream) {
-  if (plan.version == 4) {
+  if (plan.version == 5) {
+#if defined(ATTNLAB_HAVE_SM90A)
+    launch_grouped_wgmma(p, std::is_same<Kv, Fp16Kv>::value, plan.splits, plan.stages, stream);
+#else
+    throw attn::DeviceError("grouped decode v5 (wgmma) is not built for this target");
+#endif
+  } else if (plan.version == 4) {
     launch_grouped_pipe(p, std::is_same<Kv, Fp16Kv>::value, plan.splits, plan.stages,
                         plan.mtiles, plan.tile_warps, plan.keys, stream);
   } else if (plan.version == 3) {

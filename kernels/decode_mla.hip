@@ -23,8 +23,10 @@
 //      combine = 2: the split states merged in parallel, then independent weighted loads;
 //      fp8_fp16: e4m3 -> fp16 (one conversion per pair) and fp16 MMA, Q rows scaled by 2^e.
 //   v3 / v4 (decode_mla_slice.hip): a cp.async pipeline per warp over its own column slice,
-//      fp8 converted in registers; v4 splits the softmax rows over the warps. The plan takes v4
-//      for fp8 caches of >= 64 Ki tokens, v1 everywhere else.
+//      fp8 converted in registers; v4 splits the softmax rows over the warps.
+//   v5 (decode_mla_wgmma_sm90a.hip): 64 heads a CTA on Hopper's wgmma, 16-bit caches.
+//   The plan takes v5 for 16-bit caches on a compute capability 9.0 GPU, v4 for fp8 caches of
+//   >= 64 Ki tokens, v1 everywhere else.
 //   Figures, floors and what each change predicted: kernels/NOTES.md (MLA section).
 #include "kernels/hip_compat.h"  // first: the runtime defines __forceinline__ for softmax_state.h
 
@@ -458,10 +460,13 @@ Plan make_plan(const MlaDeviceArgs& a, const MlaKernelChoice* forced) {
       pl.k.head_groups = 1;
       pl.k.block_n = 64;
     }
-    // 16-bit caches with more than 32 heads on an H100 / H200: v5, 64 heads a CTA on wgmma
-    // (decode_mla_wgmma_sm90a.hip; NOTES.md, session 8).
+    // 16-bit caches on an H100 / H200: v5, 64 heads a CTA on wgmma (decode_mla_wgmma_sm90a.hip),
+    // faster than v1 on every case measured, the 16-head ones too although 48 of its 64 rows
+    // are then padding (H200, session 8 call 5, us: H128 B64 S8192 276 vs 888, H16 B64 S8192
+    // 156 vs 172, bs256 kv8192 555 vs 593, bs4 kv1024 17.3 vs 17.8, H16 B1 S65536 45.9 vs 46.8;
+    // NOTES.md).
 #if defined(ATTNLAB_HAVE_SM90A)
-    if (a.dt != attn::DType::kFp8 && a.heads > 32 && mla_wgmma_available()) {
+    if (a.dt != attn::DType::kFp8 && mla_wgmma_available()) {
       pl.k.version = 5;
       pl.k.head_groups = 4;
       pl.k.block_n = 64;

@@ -1,5 +1,5 @@
 // Device-side pieces shared by the grouped decode kernels (decode_grouped.hip: v1, v2, combine;
-// decode_grouped_mma.hip: v3; decode_grouped_pipe.hip: v4): the launch parameters, storage conversions, the key range of a
+// decode_grouped_mma.hip: v3; decode_grouped_pipe.hip: v4; decode_grouped_wgmma_sm90a.hip: v5): the launch parameters, storage conversions, the key range of a
 // split and the result write. Include only from .hip files, after kernels/hip_compat.h.
 #pragma once
 #include <cstddef>
@@ -243,6 +243,15 @@ bool pipe_keys_supported(int d, int stages, int mtiles, int keys);
 int pipe_blocks_per_sm(bool fp16, int d, int stages, int mtiles, int tile_warps, int keys);  // an SM
 void launch_grouped_pipe(const Params& p, bool fp16, int splits, int stages, int mtiles,
                          int tile_warps, int keys, hipStream_t stream);
+
+// v5 (wgmma, decode_grouped_wgmma_sm90a.hip, built where ATTNLAB_HAVE_SM90A is defined): 64
+// heads a slice, 64 keys a block, `stages` (4 or 6) blocks in shared memory; bf16 / fp16,
+// D = Dv = 128; a compute capability 9.0 device (grouped_wgmma_available, cached).
+constexpr int kWgmmaSliceHeads = 64;
+constexpr int kWgmmaBlockKeys = 64;
+bool grouped_wgmma_available();
+int grouped_wgmma_blocks_per_sm(bool fp16, int stages);
+void launch_grouped_wgmma(const Params& p, bool fp16, int splits, int stages, hipStream_t stream);
 
 }  // namespace gdev
 }  // namespace kern

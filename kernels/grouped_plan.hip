@@ -68,7 +68,7 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   int cap = 4;
   bool forced = false;
   if (const char* e = std::getenv("ATTNLAB_GROUPED_VERSION")) {
-    cap = std::clamp(std::atoi(e), 1, 4);
+    cap = std::clamp(std::atoi(e), 1, 5);
     forced = true;
   }
   const bool half = a.dt == attn::DType::kBf16 || a.dt == attn::DType::kFp16;
@@ -83,13 +83,21 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   const double kv_bytes = double(a.batch) * double(keys) * a.kv_heads * (a.head_dim + a.value_dim) * 2.0;
   const bool streaming = g == 1 || (g <= kMmaSliceHeads && kv_bytes >= 512.0 * 1024 * 1024);
   const bool v3_ok = mma_supported(a.head_dim, a.value_dim, half);
-  if (cap >= 4 && pipe_supported(a.head_dim, a.value_dim, half) && (forced || !streaming || !v3_ok))
+  // v5 (wgmma, 64 heads a CTA; H100 / H200 only): see the policy below, measured in session 8.
+  bool v5_ok = false;
+#if defined(ATTNLAB_HAVE_SM90A)
+  v5_ok = half && a.head_dim == 128 && a.value_dim == 128 && grouped_wgmma_available();
+#endif
+  if (cap >= 5 && v5_ok && forced)
+    plan.version = 5;
+  else if (cap >= 4 && pipe_supported(a.head_dim, a.value_dim, half) && (forced || !streaming || !v3_ok))
     plan.version = 4;
   else if (cap >= 3 && v3_ok) plan.version = 3;
   else if (cap >= 2 && tiled_dims(a.head_dim, a.value_dim)) plan.version = 2;
   else plan.version = 1;
   plan.fast = plan.version >= 2;
   const bool matrix = plan.version >= 3;
+  const bool v5 = plan.version == 5;
   // v4 with more than 16 query heads a kv head (MQA): 32 heads read each K/V tile once, either
   // as two m-tiles in one warp ("mt2", 252 registers: 2 blocks an SM) or as two warps of 16
   // heads sharing one pipeline ("wt2", 159 registers: 3 blocks an SM at 2-4 stages). Chosen:
@@ -111,22 +119,30 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
     if (!pipe_keys_supported(a.head_dim, pipe_max_stages(plan.keys), plan.mtiles, plan.keys))
       plan.keys = 16;
   }
-  plan.slice_heads = matrix ? kMmaSliceHeads * plan.mtiles * plan.tile_warps
-                            : plan.version == 2 ? slice_heads_for(g) : 1;
+  plan.slice_heads = v5       ? kWgmmaSliceHeads
+                     : matrix ? kMmaSliceHeads * plan.mtiles * plan.tile_warps
+                              : plan.version == 2 ? slice_heads_for(g) : 1;
   plan.slices = (g + plan.slice_heads - 1) / plan.slice_heads;
-  const std::int64_t tile = matrix ? kMmaBlockKeys * (plan.keys / 16)
+  const std::int64_t tile = v5       ? kWgmmaBlockKeys
+                            : matrix ? kMmaBlockKeys * (plan.keys / 16)
                             : plan.version == 2 ? tile_keys(a.dt, a.head_dim)
                                                 : kGenericKeys;
   // v3/v4: >= 256 keys a split (measured on the H200 with v3, GQA B1 S4096 with the fused
   // combine: 8 splits 21.3 us, 16 splits 17.9, 32 splits 19.6).
   // v4 wt2 (MQA): >= 512 keys (B16 S4096: 8 splits 26.9 us, 16 splits 28.4, session 4).
   const std::int64_t min_chunk = !matrix ? std::max<std::int64_t>(128, 2 * tile)
+                                 : v5 ? 128
                                  : plan.tile_warps == 2 ? 512 : 256;
   const std::int64_t base = a.batch * a.kv_heads * plan.slices;
   const std::int64_t max_splits = std::max<std::int64_t>(1, (keys + min_chunk - 1) / min_chunk);
   int force = a.force_splits;
   if (force <= 0)
     if (const char* e = std::getenv("ATTNLAB_GROUPED_SPLITS")) force = std::atoi(e);
+  if (v5) {
+    // v5: 6 stages of 64 keys (5 blocks in flight), or 4 (ATTNLAB_GROUPED_STAGES <= 4).
+    plan.stages = 6;
+    if (const char* e = std::getenv("ATTNLAB_GROUPED_STAGES")) plan.stages = std::atoi(e) <= 4 ? 4 : 6;
+  }
   if (plan.version == 4) {
     // Stages: 4 (three blocks in flight a pipeline), measured best or within 1 % on every row
     // v4 now takes (session 3 call 1: GQA B16 S4096 70.7 vs 75.9 us at 2 stages, MQA B16
@@ -159,8 +175,11 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
     // splits 92.7, session 4): fewer partials to merge, and no third block on half the SMs.
     const std::int64_t pipe_sm =
         plan.version == 4 ? pipe_blocks_per_sm(fp16, a.head_dim, plan.stages, plan.mtiles, plan.tile_warps, plan.keys) : 0;
-    const std::int64_t per_sm = plan.version == 4 ? (plan.tile_warps == 2 ? std::min<std::int64_t>(2, pipe_sm) : pipe_sm)
-                                : plan.version == 3 ? 2 : 4;
+    std::int64_t per_sm = plan.version == 4 ? (plan.tile_warps == 2 ? std::min<std::int64_t>(2, pipe_sm) : pipe_sm)
+                          : plan.version == 3 ? 2 : 4;
+#if defined(ATTNLAB_HAVE_SM90A)
+    if (v5) per_sm = grouped_wgmma_blocks_per_sm(fp16, plan.stages);
+#endif
     const std::int64_t target = per_sm * device_multiprocessors();
     const std::int64_t want = matrix ? target / base : (target + base - 1) / base;
     splits = std::min(max_splits, std::max<std::int64_t>(1, want));
@@ -182,6 +201,7 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   const bool fuse = combine == 2 || (combine <= 0 && slice_rows <= 8);
   const std::int64_t weights = std::int64_t(plan.slice_heads) * plan.splits * 4;
   const bool fits = plan.version == 3 ? plan.splits <= 4 * a.head_dim
+                    : v5              ? weights <= 4 * 32768  // the stages, >= 4 x 32 KB
                                       : weights <= 256 * std::int64_t(a.head_dim + 8);
   plan.fused_combine = plan.splits > 1 && matrix && fuse && fits;
   return plan;

@@ -32,6 +32,7 @@
 #include "kernels/bench.h"
 #include "kernels/bench_gpu.h"
 #include "kernels/gpu.h"
+#include "kernels/grouped_launch.h"
 
 namespace {
 
@@ -220,6 +221,54 @@ TEST_CASE("gpu v4 pipeline: every stage count, step length and 32-head layout ma
   }
   unsetenv("ATTNLAB_GROUPED_KEYS");
   unsetenv("ATTNLAB_GROUPED_LAYOUT");
+  unsetenv("ATTNLAB_GROUPED_STAGES");
+  unsetenv("ATTNLAB_GROUPED_VERSION");
+}
+
+TEST_CASE("gpu v5 (wgmma, 64 heads a CTA): stages, splits, combines and head counts match",
+          "[gpu]") {
+  // {B, S, Hq, Hkv, D, Dv, W, ragged}: G 4, 24, 32, 63 (one padding row), 64 and 128 (two
+  // slices); keys that leave partial 64-key blocks, a window, and S longer than every pipeline.
+  const std::vector<Case> cases = {
+      {3, 1, 32, 8, 128, 128, 0, true},   {2, 54, 24, 1, 128, 128, 0, true},
+      {2, 4096, 32, 1, 128, 128, 0, true}, {2, 97, 126, 2, 128, 128, 16, true},
+      {1, 3000, 64, 1, 128, 128, 0, false}, {1, 70000, 128, 1, 128, 128, 0, false},
+      {2, 5000, 32, 8, 128, 128, 1000, true},
+  };
+  setenv("ATTNLAB_GROUPED_VERSION", "5", 1);
+  kern::GroupedDeviceArgs probe;
+  probe.batch = 1;
+  probe.seq = 64;
+  probe.q_heads = probe.kv_heads = 1;
+  probe.head_dim = probe.value_dim = 128;
+  probe.scale = 1.0f;
+  if (kern::grouped_plan(probe).version != 5) {
+    unsetenv("ATTNLAB_GROUPED_VERSION");
+    WARN("grouped v5 skipped: it needs an sm_90a build and a compute capability 9.0 GPU");
+    return;
+  }
+  const std::uint64_t seed = 0x5eed0805;
+  for (const char* stages : {"4", "6"}) {
+    setenv("ATTNLAB_GROUPED_STAGES", stages, 1);
+    for (const char* splits : {"0", "1", "7"}) {
+      setenv("ATTNLAB_GROUPED_SPLITS", splits, 1);
+      for (const char* combine : {"1", "2"}) {
+        if (std::string(splits) == "1" && std::string(combine) == "2") continue;
+        setenv("ATTNLAB_GROUPED_COMBINE", combine, 1);
+        for (attn::DType dt : {attn::DType::kBf16, attn::DType::kFp16}) {
+          for (std::size_t i = 0; i < cases.size(); ++i) {
+            const Case& c = cases[i];
+            INFO("stages " << stages << " splits " << splits << " combine " << combine << " seed "
+                           << seed + i << " dtype " << dt_name(dt) << " B " << c.b << " S " << c.s
+                           << " Hq " << c.hq << " Hkv " << c.hkv << " W " << c.w);
+            CHECK(run_case(c, dt, seed + i, 8e-3, 2e-2) < 8e-3);
+          }
+        }
+      }
+    }
+  }
+  unsetenv("ATTNLAB_GROUPED_COMBINE");
+  unsetenv("ATTNLAB_GROUPED_SPLITS");
   unsetenv("ATTNLAB_GROUPED_STAGES");
   unsetenv("ATTNLAB_GROUPED_VERSION");
 }

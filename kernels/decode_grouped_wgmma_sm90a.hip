@@ -1,0 +1,303 @@
+// Grouped decode v5 (MHA / MQA / GQA / SWA): up to 64 query heads of one kv head a CTA on
+// Hopper's warpgroup matrix instructions (wgmma). NVIDIA sm_90a only (CMakeLists.txt builds
+// this file for that target alone); bf16 or fp16, D = Dv = 128. The plan asks for it only on a
+// compute capability 9.0 device; elsewhere v1-v4 (decode_grouped*.hip) run.
+//
+// Why (kernels/NOTES.md, session 8): v4 runs a 16-key cp.async pipeline per warp with 16 (or
+// 32) heads on mma.sync, and its rows stop at 69-87 % of the read probe (MQA B64 S8192 87.6 us
+// against the peer's 84.4). The MLA v5 kernel showed that one warpgroup's 64-row wgmma with a
+// deep, coalesced copy pipeline streams at ~98 % of the probe even with 48 of its 64 rows
+// padding; this is that kernel for the grouped layouts.
+//
+// Shapes: q [B, Hq, 128], k / v [B, S, Hkv, 128], out [B, Hq, 128] float32 (or the split
+// partials of gdev::Params). CTA = (split x slice, kv head, b), one warpgroup (128 threads),
+// 64 keys a block, NS stages in shared memory, each K and V as two 64 x 64 tiles in the
+// 128-byte swizzle of wgmma_ops.h:
+//   Q   64 x 128 (the slice's <= 64 heads, zero rows past them), loaded once;
+//   S = Q K^T   4 x m64n64k16 (K-major both, from shared memory); online softmax in registers
+//               (log2 units, 4 lanes a row), masked past the split's last key;
+//   O = O * alpha + P V   4 x m64n128k16, P from registers (the S accumulator layout), V read
+//               MN-major from its stage; O is 64 fp32 registers a thread.
+// NS - 1 blocks are in flight while one is computed; one CTA barrier a block orders both the
+// landing of block j and the end of block j - 1's reads before its stage is refilled.
+#include "kernels/hip_compat.h"
+
+#include <cstdint>
+#include <string>
+
+#include "attention/error.h"
+#include "kernels/gpu_check.h"
+#include "kernels/grouped_device.h"
+#include "kernels/matrix_ops.h"
+#if defined(ATTNLAB_HIP_ON_CUDA)
+#include "kernels/wgmma_ops.h"
+#endif
+
+namespace kern {
+namespace gdev {
+
+#if defined(ATTNLAB_HIP_ON_CUDA)
+namespace {
+
+constexpr int kD = 128;
+constexpr int kRows = 64;       // heads a slice: one m64 tile
+constexpr int kKeys = 64;       // keys a block
+constexpr int kWgThreads = 128;
+constexpr int kHalfTiles = kD / 64;                        // 64-column tiles a row: 2
+constexpr int kMatBytes = kHalfTiles * wg::kTileBytes;     // one 64 x 128 operand: 16 KB
+constexpr int kStageBytes = 2 * kMatBytes;                 // K then V
+template <int NS>
+constexpr int wgmma_smem_bytes() { return kMatBytes + NS * kStageBytes + 1024; }  // + alignment
+
+// 64 rows of 128 16-bit elements (row r at src + r * stride elements; rows >= nvalid take
+// `fallback`, a mapped row, and are zero-filled) into two swizzled tiles at dst. A warp
+// instruction copies 4 rows x one 128-byte tile row; warp w takes row groups w, w + 4, ...,
+// so a lane's swizzle is fixed (row % 8 does not change between its rows).
+__device__ __forceinline__ void copy_mat(unsigned char* dst, const std::uint16_t* src,
+                                         long long stride, int nvalid,
+                                         const std::uint16_t* fallback) {
+  const int t = threadIdx.x, w = t / 32, l = t % 32, row0 = 4 * w + l / 8, ch = l % 8;
+  unsigned char* d = dst + row0 * 128 + ((ch ^ (row0 & 7)) << 4);
+#pragma unroll
+  for (int m = 0; m < kRows / 16; ++m) {
+    const int r = row0 + 16 * m;
+    const bool valid = r < nvalid;
+    const std::uint16_t* s = (valid ? src + r * stride : fallback) + ch * 8;
+#pragma unroll
+    for (int k = 0; k < kHalfTiles; ++k)
+      mo::copy16(d + 16 * m * 128 + k * wg::kTileBytes, s + k * 64, valid);
+  }
+}
+
+template <class T, int NS>
+__global__ void __launch_bounds__(kWgThreads, 1) grouped_wgmma_kernel(const Params p) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  unsigned char* smem = smem_raw + ((1024 - (wg::smem_addr(smem_raw) & 1023)) & 1023);
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int g = lane / 4, c = lane % 4;
+  const int r0 = 16 * warp + g;  // this thread's rows: r0 and r0 + 8
+  const int slice = blockIdx.x % p.slices;
+  const int split = blockIdx.x / p.slices;
+  const int hkv = blockIdx.y;
+  const int b = blockIdx.z;
+  const int h0 = hkv * p.g + slice * kRows;
+  const int nh = min(kRows, p.g - slice * kRows);
+  long long start, end;
+  key_range(p, b, split, &start, &end);
+  const int nblk = start < end ? static_cast<int>((end - start + kKeys - 1) / kKeys) : 0;
+
+  const long long row_stride = static_cast<long long>(p.hkv) * kD;
+  const long long base = (static_cast<long long>(b) * p.seq * p.hkv + hkv) * kD;
+  const std::uint16_t* kg = static_cast<const std::uint16_t*>(p.k) + base;
+  const std::uint16_t* vg = static_cast<const std::uint16_t*>(p.v) + base;
+  const std::uint16_t* qg = static_cast<const std::uint16_t*>(p.q) + (static_cast<long long>(b) * p.hq + h0) * kD;
+  unsigned char* q_sm = smem;
+  unsigned char* st0 = smem + kMatBytes;
+  auto issue = [&](int j) {  // block j -> stage j % NS; keys past `end` zero-filled
+    const long long k0 = start + static_cast<long long>(kKeys) * j;
+    const int nvalid = end - k0 < kKeys ? static_cast<int>(end - k0) : kKeys;
+    unsigned char* dst = st0 + (j % NS) * kStageBytes;
+    copy_mat(dst, kg + k0 * row_stride, row_stride, nvalid, kg + start * row_stride);
+    copy_mat(dst + kMatBytes, vg + k0 * row_stride, row_stride, nvalid, vg + start * row_stride);
+  };
+  copy_mat(q_sm, qg, kD, nh, qg);
+#pragma unroll
+  for (int s = 0; s < NS - 1; ++s) {  // one group each (empty past the end): uniform waits
+    if (s < nblk) issue(s);
+    mo::copy_commit();
+  }
+
+  float o[64];
+#pragma unroll
+  for (int i = 0; i < 64; ++i) o[i] = 0.f;
+  float m_run[2] = {-INFINITY, -INFINITY}, l_run[2] = {0.f, 0.f};
+  const std::uint32_t q_s = wg::smem_addr(q_sm);
+
+  for (int j = 0; j < nblk; ++j) {
+    mo::copy_wait<NS - 2>();
+    wg::fence_async_smem();
+    __syncthreads();  // block j landed; block j - 1's stage is no longer read
+    if (j + NS - 1 < nblk) issue(j + NS - 1);
+    mo::copy_commit();
+    const std::uint32_t k_s = wg::smem_addr(st0 + (j % NS) * kStageBytes), v_s = k_s + kMatBytes;
+
+    float s[32];
+    wg::fence();
+#pragma unroll
+    for (int kk = 0; kk < kD / 16; ++kk) {
+      const std::uint32_t off = (kk >> 2) * wg::kTileBytes + (kk & 3) * 32;
+      wg::mma_ss_m64n64k16<0>(T{}, s, wg::desc(q_s + off, 16, 1024), wg::desc(k_s + off, 16, 1024), kk > 0);
+    }
+    wg::commit();
+    wg::wait<0>();
+    wg::pin(s);
+
+    // Online softmax (log2 units). s[4 jj + e]: row r0 + 8 (e / 2), key 8 jj + 2 c + e % 2.
+    const long long k0 = start + static_cast<long long>(kKeys) * j;
+    const bool full = k0 + kKeys <= end;
+    float mx[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+    for (int jj = 0; jj < 8; ++jj)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const bool valid = full || k0 + 8 * jj + 2 * c + (e & 1) < end;
+        const float x = valid ? s[4 * jj + e] * p.q_mult : -INFINITY;
+        s[4 * jj + e] = x;
+        mx[e >> 1] = fmaxf(mx[e >> 1], x);
+      }
+    float al[2];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      mx[r] = fmaxf(mx[r], ATTNLAB_SHFL_XOR(mx[r], 1, 32));
+      mx[r] = fmaxf(mx[r], ATTNLAB_SHFL_XOR(mx[r], 2, 32));
+      const float mn = fmaxf(m_run[r], mx[r]);  // finite: key k0 is valid
+      al[r] = exp2f(m_run[r] - mn);
+      m_run[r] = mn;
+    }
+    std::uint32_t pa[4][4];
+    float ls[2] = {0.f, 0.f};
+#pragma unroll
+    for (int jj = 0; jj < 8; ++jj) {
+      const float p0 = exp2f(s[4 * jj + 0] - m_run[0]), p1 = exp2f(s[4 * jj + 1] - m_run[0]);
+      const float p2 = exp2f(s[4 * jj + 2] - m_run[1]), p3 = exp2f(s[4 * jj + 3] - m_run[1]);
+      ls[0] += p0 + p1;
+      ls[1] += p2 + p3;
+      pa[jj >> 1][(jj & 1) * 2 + 0] = mo::pack2<T>(p0, p1);
+      pa[jj >> 1][(jj & 1) * 2 + 1] = mo::pack2<T>(p2, p3);
+    }
+    l_run[0] = l_run[0] * al[0] + ls[0];
+    l_run[1] = l_run[1] * al[1] + ls[1];
+    if (__any_sync(0xffffffffu, al[0] != 1.f || al[1] != 1.f)) {  // most blocks: no max moved
+#pragma unroll
+      for (int jj = 0; jj < 16; ++jj) {
+        o[4 * jj + 0] *= al[0];
+        o[4 * jj + 1] *= al[0];
+        o[4 * jj + 2] *= al[1];
+        o[4 * jj + 3] *= al[1];
+      }
+    }
+    wg::fence();
+#pragma unroll
+    for (int kk = 0; kk < kKeys / 16; ++kk)
+      wg::mma_rs_m64n128k16<1>(T{}, o, pa[kk], wg::desc(v_s + kk * 16 * 128, wg::kTileBytes, 1024), 1);
+    wg::commit();
+    wg::wait<0>();
+    wg::pin(o);
+  }
+  mo::copy_wait<0>();
+
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    l_run[r] += ATTNLAB_SHFL_XOR(l_run[r], 1, 32);
+    l_run[r] += ATTNLAB_SHFL_XOR(l_run[r], 2, 32);
+  }
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int row = r0 + 8 * r;
+    if (row >= nh) continue;
+    const float mx = l_run[r] > 0.f ? m_run[r] * kLn2 : -INFINITY;
+    const long long orow = static_cast<long long>(b) * p.hq + h0 + row;
+    if (p.splits == 1) {
+      const float inv = l_run[r] > 0.f ? p.v_scale / l_run[r] : 0.f;
+      float* dst = p.out + orow * p.dv;
+#pragma unroll
+      for (int jj = 0; jj < 16; ++jj)
+        *reinterpret_cast<float2*>(dst + 8 * jj + 2 * c) =
+            make_float2(o[4 * jj + 2 * r] * inv, o[4 * jj + 2 * r + 1] * inv);
+    } else {
+      const long long prow = static_cast<long long>(split) * p.batch * p.hq + orow;
+      float* dst = p.part_acc + prow * p.dv;
+#pragma unroll
+      for (int jj = 0; jj < 16; ++jj)
+        *reinterpret_cast<float2*>(dst + 8 * jj + 2 * c) =
+            make_float2(o[4 * jj + 2 * r] * p.v_scale, o[4 * jj + 2 * r + 1] * p.v_scale);
+      if (c == 0) p.part_state[prow] = make_float2(mx, l_run[r]);
+    }
+  }
+  if (p.fused && p.splits > 1) {
+    __syncthreads();  // the stages are free: they hold the combine's weights
+    combine_if_last(p, b, (b * p.hkv + hkv) * p.slices + slice, h0, nh,
+                    reinterpret_cast<float*>(st0));
+  }
+#else
+  __trap();  // built only for sm_90a; the host never launches it elsewhere
+#endif
+}
+
+template <class T, int NS>
+struct WgmmaLaunch {
+  static constexpr int kSmem = wgmma_smem_bytes<NS>();
+  static void prepare() {
+    static const bool done = [] {
+      HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(grouped_wgmma_kernel<T, NS>),
+                                    hipFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+      return true;
+    }();
+    (void)done;
+  }
+  static int blocks_per_sm() {
+    static const int n = [] {
+      prepare();
+      int k = 0;
+      HIP_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&k, grouped_wgmma_kernel<T, NS>,
+                                                             kWgThreads, kSmem));
+      return k;
+    }();
+    return n;
+  }
+  static void launch(const Params& p, dim3 grid, hipStream_t stream) {
+    prepare();
+    grouped_wgmma_kernel<T, NS><<<grid, dim3(kWgThreads), kSmem, stream>>>(p);
+  }
+};
+
+// Stages built: 4 (3 blocks in flight, 113 KB: fits twice an SM only without the alignment
+// slack, so one CTA an SM either way) and 6 (5 in flight, 209 KB).
+template <class F>
+void with_config(bool fp16, int stages, F&& f) {
+  if (fp16) {
+    if (stages <= 4) f(WgmmaLaunch<mo::Fp16, 4>{});
+    else f(WgmmaLaunch<mo::Fp16, 6>{});
+  } else {
+    if (stages <= 4) f(WgmmaLaunch<mo::Bf16, 4>{});
+    else f(WgmmaLaunch<mo::Bf16, 6>{});
+  }
+}
+
+}  // namespace
+
+bool grouped_wgmma_available() {
+  static const bool ok = [] {
+    int dev = 0, major = 0, minor = 0;
+    if (hipGetDevice(&dev) != hipSuccess) return false;
+    if (hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, dev) != hipSuccess ||
+        hipDeviceGetAttribute(&minor, hipDeviceAttributeComputeCapabilityMinor, dev) != hipSuccess)
+      return false;
+    return major == 9 && minor == 0;  // sm_90a code runs on compute capability 9.0 only
+  }();
+  return ok;
+}
+
+int grouped_wgmma_blocks_per_sm(bool fp16, int stages) {
+  int n = 0;
+  with_config(fp16, stages, [&](auto cfg) { n = decltype(cfg)::blocks_per_sm(); });
+  return n < 1 ? 1 : n;
+}
+
+void launch_grouped_wgmma(const Params& p, bool fp16, int splits, int stages, hipStream_t stream) {
+  if (p.d != kD || p.dv != kD)
+    throw attn::DeviceError("grouped decode v5: D = Dv = 128 only, found D " + std::to_string(p.d) +
+                            ", Dv " + std::to_string(p.dv));
+  if (!grouped_wgmma_available())
+    throw attn::DeviceError("grouped decode v5 needs a compute capability 9.0 GPU (H100 / H200)");
+  const dim3 grid(static_cast<unsigned>(splits * p.slices), static_cast<unsigned>(p.hkv),
+                  static_cast<unsigned>(p.batch));
+  with_config(fp16, stages, [&](auto cfg) { decltype(cfg)::launch(p, grid, stream); });
+  HIP_CHECK_LAUNCH();
+}
+
+#endif  // ATTNLAB_HIP_ON_CUDA
+
+}  // namespace gdev
+}  // namespace kern
