@@ -88,7 +88,10 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
 #if defined(ATTNLAB_HAVE_SM90A)
   v5_ok = half && a.head_dim == 128 && a.value_dim == 128 && grouped_wgmma_available();
 #endif
-  if (cap >= 5 && v5_ok && forced)
+  // v5 for G > 16 (MQA), where each K/V tile serves 17-64 heads: MQA B64 S8192 78.4 us (v4
+  // 87.3, peer 84.4), B16 S4096 18.6 (v4 25.0); on G <= 16 it measured 1-10 % slower than v3 /
+  // v4 (GQA B16 S4096 71.0 vs 70.2, GQA B64 S8192 529 vs 484; H200, session 8 call 6).
+  if (cap >= 5 && v5_ok && (forced || g > kMmaSliceHeads))
     plan.version = 5;
   else if (cap >= 4 && pipe_supported(a.head_dim, a.value_dim, half) && (forced || !streaming || !v3_ok))
     plan.version = 4;
