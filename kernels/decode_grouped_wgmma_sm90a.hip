@@ -13,8 +13,9 @@
 // partials of gdev::Params). CTA = (split x slice, kv head, b), one warpgroup (128 threads),
 // 64 keys a block, NS stages in shared memory, each K and V as two 64 x 64 tiles in the
 // 128-byte swizzle of wgmma_ops.h:
-//   Q   64 x 128 (the slice's <= 64 heads, zero rows past them), loaded once;
-//   S = Q K^T   4 x m64n64k16 (K-major both, from shared memory); online softmax in registers
+//   Q   the slice's <= 64 heads (zero rows past them) as wgmma A fragments in registers (32
+//       a thread), loaded once;
+//   S = Q K^T   8 x m64n64k16 (K from shared memory, K-major); online softmax in registers
 //               (log2 units, 4 lanes a row), masked past the split's last key;
 //   O = O * alpha + P V   4 x m64n128k16, P from registers (the S accumulator layout), V read
 //               MN-major from its stage; O is 64 fp32 registers a thread.
@@ -47,7 +48,7 @@ constexpr int kHalfTiles = kD / 64;                        // 64-column tiles a 
 constexpr int kMatBytes = kHalfTiles * wg::kTileBytes;     // one 64 x 128 operand: 16 KB
 constexpr int kStageBytes = 2 * kMatBytes;                 // K then V
 template <int NS>
-constexpr int wgmma_smem_bytes() { return kMatBytes + NS * kStageBytes + 1024; }  // + alignment
+constexpr int wgmma_smem_bytes() { return NS * kStageBytes + 1024; }  // + slack to align to 1024
 
 // 64 rows of 128 16-bit elements (row r at src + r * stride elements; rows >= nvalid take
 // `fallback`, a mapped row, and are zero-filled) into two swizzled tiles at dst. A warp
@@ -92,8 +93,7 @@ __global__ void __launch_bounds__(kWgThreads, 1) grouped_wgmma_kernel(const Para
   const std::uint16_t* kg = static_cast<const std::uint16_t*>(p.k) + base;
   const std::uint16_t* vg = static_cast<const std::uint16_t*>(p.v) + base;
   const std::uint16_t* qg = static_cast<const std::uint16_t*>(p.q) + (static_cast<long long>(b) * p.hq + h0) * kD;
-  unsigned char* q_sm = smem;
-  unsigned char* st0 = smem + kMatBytes;
+  unsigned char* st0 = smem;
   auto issue = [&](int j) {  // block j -> stage j % NS; keys past `end` zero-filled
     const long long k0 = start + static_cast<long long>(kKeys) * j;
     const int nvalid = end - k0 < kKeys ? static_cast<int>(end - k0) : kKeys;
@@ -101,18 +101,31 @@ __global__ void __launch_bounds__(kWgThreads, 1) grouped_wgmma_kernel(const Para
     copy_mat(dst, kg + k0 * row_stride, row_stride, nvalid, kg + start * row_stride);
     copy_mat(dst + kMatBytes, vg + k0 * row_stride, row_stride, nvalid, vg + start * row_stride);
   };
-  copy_mat(q_sm, qg, kD, nh, qg);
 #pragma unroll
   for (int s = 0; s < NS - 1; ++s) {  // one group each (empty past the end): uniform waits
     if (s < nblk) issue(s);
     mo::copy_commit();
   }
 
+  // Q as the A operand of k-step kk (dims 16 kk ..): rows r0 / r0 + 8, the mma.sync m16n8k16
+  // A layout of the warp's 16 rows. Loaded while the first copies are in flight.
+  std::uint32_t qf[kD / 16][4];
+  {
+    const std::uint32_t* qa = reinterpret_cast<const std::uint32_t*>(qg + r0 * kD);
+    const std::uint32_t* qb = qa + 4 * kD;  // 8 rows further, in 32-bit words
+    const bool va = r0 < nh, vb = r0 + 8 < nh;
+#pragma unroll
+    for (int kk = 0; kk < kD / 16; ++kk) {
+      qf[kk][0] = va ? qa[8 * kk + c] : 0u;
+      qf[kk][1] = vb ? qb[8 * kk + c] : 0u;
+      qf[kk][2] = va ? qa[8 * kk + c + 4] : 0u;
+      qf[kk][3] = vb ? qb[8 * kk + c + 4] : 0u;
+    }
+  }
   float o[64];
 #pragma unroll
   for (int i = 0; i < 64; ++i) o[i] = 0.f;
   float m_run[2] = {-INFINITY, -INFINITY}, l_run[2] = {0.f, 0.f};
-  const std::uint32_t q_s = wg::smem_addr(q_sm);
 
   for (int j = 0; j < nblk; ++j) {
     mo::copy_wait<NS - 2>();
@@ -127,7 +140,7 @@ __global__ void __launch_bounds__(kWgThreads, 1) grouped_wgmma_kernel(const Para
 #pragma unroll
     for (int kk = 0; kk < kD / 16; ++kk) {
       const std::uint32_t off = (kk >> 2) * wg::kTileBytes + (kk & 3) * 32;
-      wg::mma_ss_m64n64k16<0>(T{}, s, wg::desc(q_s + off, 16, 1024), wg::desc(k_s + off, 16, 1024), kk > 0);
+      wg::mma_rs_m64n64k16<0>(T{}, s, qf[kk], wg::desc(k_s + off, 16, 1024), kk > 0);
     }
     wg::commit();
     wg::wait<0>();
@@ -252,17 +265,18 @@ struct WgmmaLaunch {
   }
 };
 
-// Stages built: 4 (3 blocks in flight, 113 KB: fits twice an SM only without the alignment
-// slack, so one CTA an SM either way) and 6 (5 in flight, 209 KB).
+// Stages built: 3 (2 blocks in flight, 97 KB: two CTAs an SM), 4 (3 in flight, 129 KB) and 6
+// (5 in flight, 193 KB), one CTA an SM for the last two.
+template <class T, class F>
+void with_stages(int stages, F&& f) {
+  if (stages <= 3) f(WgmmaLaunch<T, 3>{});
+  else if (stages == 4) f(WgmmaLaunch<T, 4>{});
+  else f(WgmmaLaunch<T, 6>{});
+}
 template <class F>
 void with_config(bool fp16, int stages, F&& f) {
-  if (fp16) {
-    if (stages <= 4) f(WgmmaLaunch<mo::Fp16, 4>{});
-    else f(WgmmaLaunch<mo::Fp16, 6>{});
-  } else {
-    if (stages <= 4) f(WgmmaLaunch<mo::Bf16, 4>{});
-    else f(WgmmaLaunch<mo::Bf16, 6>{});
-  }
+  if (fp16) with_stages<mo::Fp16>(stages, f);
+  else with_stages<mo::Bf16>(stages, f);
 }
 
 }  // namespace

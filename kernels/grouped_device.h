@@ -245,7 +245,7 @@ void launch_grouped_pipe(const Params& p, bool fp16, int splits, int stages, int
                          int tile_warps, int keys, hipStream_t stream);
 
 // v5 (wgmma, decode_grouped_wgmma_sm90a.hip, built where ATTNLAB_HAVE_SM90A is defined): 64
-// heads a slice, 64 keys a block, `stages` (4 or 6) blocks in shared memory; bf16 / fp16,
+// heads a slice, 64 keys a block, `stages` (3, 4 or 6) blocks in shared memory; bf16 / fp16,
 // D = Dv = 128; a compute capability 9.0 device (grouped_wgmma_available, cached).
 constexpr int kWgmmaSliceHeads = 64;
 constexpr int kWgmmaBlockKeys = 64;

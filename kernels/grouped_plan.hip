@@ -142,9 +142,10 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   if (force <= 0)
     if (const char* e = std::getenv("ATTNLAB_GROUPED_SPLITS")) force = std::atoi(e);
   if (v5) {
-    // v5: 6 stages of 64 keys (5 blocks in flight), or 4 (ATTNLAB_GROUPED_STAGES <= 4).
-    plan.stages = 6;
-    if (const char* e = std::getenv("ATTNLAB_GROUPED_STAGES")) plan.stages = std::atoi(e) <= 4 ? 4 : 6;
+    // v5: 3 stages of 64 keys (two CTAs an SM), 4 or 6 (one); ATTNLAB_GROUPED_STAGES.
+    plan.stages = 4;
+    if (const char* e = std::getenv("ATTNLAB_GROUPED_STAGES"))
+      plan.stages = std::atoi(e) <= 3 ? 3 : std::atoi(e) == 4 ? 4 : 6;
   }
   if (plan.version == 4) {
     // Stages: 4 (three blocks in flight a pipeline), measured best or within 1 % on every row
@@ -204,7 +205,7 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   const bool fuse = combine == 2 || (combine <= 0 && slice_rows <= 8);
   const std::int64_t weights = std::int64_t(plan.slice_heads) * plan.splits * 4;
   const bool fits = plan.version == 3 ? plan.splits <= 4 * a.head_dim
-                    : v5              ? weights <= 4 * 32768  // the stages, >= 4 x 32 KB
+                    : v5              ? weights <= 3 * 32768  // the stages, >= 3 x 32 KB
                                       : weights <= 256 * std::int64_t(a.head_dim + 8);
   plan.fused_combine = plan.splits > 1 && matrix && fuse && fits;
   return plan;

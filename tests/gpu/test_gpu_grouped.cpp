@@ -248,7 +248,7 @@ TEST_CASE("gpu v5 (wgmma, 64 heads a CTA): stages, splits, combines and head cou
     return;
   }
   const std::uint64_t seed = 0x5eed0805;
-  for (const char* stages : {"4", "6"}) {
+  for (const char* stages : {"3", "4", "6"}) {
     setenv("ATTNLAB_GROUPED_STAGES", stages, 1);
     for (const char* splits : {"0", "1", "7"}) {
       setenv("ATTNLAB_GROUPED_SPLITS", splits, 1);
