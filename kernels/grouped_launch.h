@@ -36,11 +36,13 @@ struct GroupedDeviceArgs {
 
 // How a launch is laid out (for the bench's notes and the tests).
 struct GroupedPlan {
-  int version = 1;       // 4: mma + cp.async pipeline, 3: mma with register prefetch (both
+  int version = 1;       // 5: wgmma, 64 heads a CTA (NVIDIA sm_90a, bf16/fp16, D = Dv = 128);
+                         // 4: mma + cp.async pipeline, 3: mma with register prefetch (both
                          // NVIDIA, bf16/fp16, D = Dv in {64, 128}); 2: tiled (D = Dv in
                          // {64, 128, 256}); 1: generic. ATTNLAB_GROUPED_VERSION (environment,
-                         // 1-4) caps it, for comparisons.
+                         // 1-5) caps it, for comparisons (and forces 4 or 5 where built).
   int stages = 0;        // v4: shared-memory stages of `keys` keys per pipeline (2-4;
+                         // v5: blocks of 64 keys, 3, 4 or 6;
                          // ATTNLAB_GROUPED_STAGES)
   int keys = 16;         // v4: keys a warp step (16, or 32 for D 128 with mtiles 1;
                          // ATTNLAB_GROUPED_KEYS)

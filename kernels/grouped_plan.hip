@@ -65,7 +65,7 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   check_args(a);
   GroupedPlan plan;
   const int g = a.q_heads / a.kv_heads;
-  int cap = 4;
+  int cap = 5;
   bool forced = false;
   if (const char* e = std::getenv("ATTNLAB_GROUPED_VERSION")) {
     cap = std::clamp(std::atoi(e), 1, 5);
@@ -88,10 +88,15 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
 #if defined(ATTNLAB_HAVE_SM90A)
   v5_ok = half && a.head_dim == 128 && a.value_dim == 128 && grouped_wgmma_available();
 #endif
-  // v5 for G > 16 (MQA), where each K/V tile serves 17-64 heads: MQA B64 S8192 78.4 us (v4
-  // 87.3, peer 84.4), B16 S4096 18.6 (v4 25.0); on G <= 16 it measured 1-10 % slower than v3 /
-  // v4 (GQA B16 S4096 71.0 vs 70.2, GQA B64 S8192 529 vs 484; H200, session 8 call 6).
-  if (cap >= 5 && v5_ok && (forced || g > kMmaSliceHeads))
+  // v5 with 3 stages (two CTAs an SM) measured best or within noise on every D 128 row but
+  // two (H200, session 8 call 7, us, v5 vs v3 / v4): MQA B64 S8192 76.8 vs 88.2, GQA B1
+  // S131072 133.0 vs 137.6, MHA B16 S4096 247.0 vs 253.3, GQA B16 S4096 70.2 vs 71.7, SWA 70.6
+  // vs 71.8, GQA B64 S8192 488.8 vs 494.3. The two: MHA B1 S131072, where the split v3 streams
+  // at 98 % (489.3 vs 494.9), and GQA B1 S4096, 16.8 MB, where v4's 16-key steps ramp up
+  // faster (14.3 vs 14.5). So v3 / v4 keep G = 1 with split KV and G <= 16 below 32 MiB.
+  const bool v5_pick = !(g == 1 && a.batch * a.kv_heads < device_multiprocessors()) &&
+                       !(g <= kMmaSliceHeads && kv_bytes < 32.0 * 1024 * 1024);
+  if (cap >= 5 && v5_ok && (forced || v5_pick))
     plan.version = 5;
   else if (cap >= 4 && pipe_supported(a.head_dim, a.value_dim, half) && (forced || !streaming || !v3_ok))
     plan.version = 4;
@@ -143,7 +148,7 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
     if (const char* e = std::getenv("ATTNLAB_GROUPED_SPLITS")) force = std::atoi(e);
   if (v5) {
     // v5: 3 stages of 64 keys (two CTAs an SM), 4 or 6 (one); ATTNLAB_GROUPED_STAGES.
-    plan.stages = 4;
+    plan.stages = 3;
     if (const char* e = std::getenv("ATTNLAB_GROUPED_STAGES"))
       plan.stages = std::atoi(e) <= 3 ? 3 : std::atoi(e) == 4 ? 4 : 6;
   }
