@@ -138,8 +138,10 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   // v3/v4: >= 256 keys a split (measured on the H200 with v3, GQA B1 S4096 with the fused
   // combine: 8 splits 21.3 us, 16 splits 17.9, 32 splits 19.6).
   // v4 wt2 (MQA): >= 512 keys (B16 S4096: 8 splits 26.9 us, 16 splits 28.4, session 4).
+  // v5: >= 128 keys a split, >= 512 with G > 16 (MQA B16 S4096: 8 splits 18.9 us, 16 splits
+  // 20.8; session 8 call 8).
   const std::int64_t min_chunk = !matrix ? std::max<std::int64_t>(128, 2 * tile)
-                                 : v5 ? 128
+                                 : v5 ? (g > kMmaSliceHeads ? 512 : 128)
                                  : plan.tile_warps == 2 ? 512 : 256;
   const std::int64_t base = a.batch * a.kv_heads * plan.slices;
   const std::int64_t max_splits = std::max<std::int64_t>(1, (keys + min_chunk - 1) / min_chunk);
