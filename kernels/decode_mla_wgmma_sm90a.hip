@@ -63,8 +63,6 @@ static_assert(kRows == kBlockN, "one copy layout for Q and KV blocks");
 
 __device__ __forceinline__ void bar_arrive_p() { asm volatile("bar.arrive 1, 256;\n" ::: "memory"); }
 __device__ __forceinline__ void bar_sync_p() { asm volatile("bar.sync 1, 256;\n" ::: "memory"); }
-// Barrier 2: both warpgroups, once each is done with the previous block (stage and P free).
-__device__ __forceinline__ void bar_sync_free() { asm volatile("bar.sync 2, 256;\n" ::: "memory"); }
 
 // A 64-row block (rows 1152 bytes apart from src; rows >= nvalid zero-filled) into its 9
 // swizzled tiles at dst, by kCopiers threads (t = 0 .. kCopiers - 1). One warp instruction
@@ -140,7 +138,9 @@ __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_kernel(MlaParams p) {
     issue(std::integral_constant<int, kThreads>{}, 0, tid);
     mo::copy_commit();
   }
-  // Later blocks are copied by WG1 once both warpgroups are done with the stage's last block.
+  // Later blocks are copied by WG1, which waits for P while WG0 computes Q K^T and the softmax
+  // (probe 8: by all threads, as the first version).
+  const bool all_copy = p.probe & 8;
 
   float o[128];
 #pragma unroll
@@ -151,16 +151,15 @@ __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_kernel(MlaParams p) {
   float2* state_sh = reinterpret_cast<float2*>(smem + kState0);
   const std::uint32_t q_s = wg::smem_addr(smem + kQ0), p_s = wg::smem_addr(smem + kP0);
 
-  // Block j. Neither warpgroup waits for its P V of block j - 1 before the barrier: WG0 issues
-  // Q K^T of block j behind it, so the tensor cores go from one product to the next without a
-  // drain; barrier 2 (both warpgroups, after their waits) then frees block j - 1's stage for
-  // block j + 1 and P for block j.
-  std::uint32_t pa[4][4];  // WG0: P as the A operand of k-step kk (tokens 16 kk ..), rows r0 /
-                           // r0 + 8; read by P V until its wait in the next block
   for (int j = 0; j < n_blocks; ++j) {
     mo::copy_wait<0>();
     wg::fence_async_smem();
-    __syncthreads();  // block j landed
+    __syncthreads();  // block j landed; block j - 1's stage and P are no longer read
+    if (j + 1 < n_blocks && !(p.probe & 4)) {
+      if (all_copy) issue(std::integral_constant<int, kThreads>{}, j + 1, tid);
+      else if (wgi == 1) issue(std::integral_constant<int, 128>{}, j + 1, tid - 128);
+    }
+    mo::copy_commit();
     const std::uint32_t kv_s = wg::smem_addr(smem + kKV0 + (j % kStages) * kBlockBytes);
 
     if (wgi == 0) {
@@ -168,7 +167,6 @@ __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_kernel(MlaParams p) {
       if (p.probe & 1) {
 #pragma unroll
         for (int i = 0; i < 32; ++i) s[i] = 0.f;
-        wg::commit();  // an empty group, so that the wait below still means P V of block j - 1
       } else {
         wg::fence();
 #pragma unroll
@@ -178,16 +176,9 @@ __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_kernel(MlaParams p) {
                                   wg::desc(kv_s + off, 16, 1024), kk > 0);
         }
         wg::commit();
+        wg::wait<0>();
+        wg::pin(s);
       }
-      if (j > 0) {
-        wg::wait<1>();  // P V of block j - 1 (committed first) is done
-        wg::pin(o);
-#pragma unroll
-        for (int kk = 0; kk < 4; ++kk) wg::pin(pa[kk]);
-        bar_sync_free();
-      }
-      wg::wait<0>();
-      wg::pin(s);
 
       // Online softmax, log2 units. s[4 jj + e]: row r0 + 8 (e / 2), token 8 jj + 2 c + e % 2.
       const std::int64_t tb = t0 + std::int64_t(j) * kBlockN;
@@ -211,6 +202,7 @@ __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_kernel(MlaParams p) {
         al[r] = exp2f(m_run[r] - mn);
         m_run[r] = mn;
       }
+      std::uint32_t pa[4][4];  // A operand of k-step kk (tokens 16 kk ..): rows r0 / r0 + 8
       float ls[2] = {0.f, 0.f};
 #pragma unroll
       for (int jj = 0; jj < 8; ++jj) {
@@ -247,16 +239,11 @@ __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_kernel(MlaParams p) {
 #pragma unroll
         for (int kk = 0; kk < kBlockN / 16; ++kk)
           wg::mma_rs_m64n256k16<1>(T{}, o, pa[kk], wg::desc(kv_s + kk * 16 * 128, wg::kTileBytes, 1024), 1);
-      }
-      wg::commit();  // waited for in block j + 1 (or after the loop)
-    } else {
-      if (j > 0) {
-        wg::wait<0>();  // P V of block j - 1
+        wg::commit();
+        wg::wait<0>();
         wg::pin(o);
-        bar_sync_free();  // and WG0's: block j - 1's stage and P are free
       }
-      if (j + 1 < n_blocks && !(p.probe & 4)) issue(std::integral_constant<int, 128>{}, j + 1, tid - 128);
-      mo::copy_commit();
+    } else {
       bar_sync_p();  // P and alpha of block j are in shared memory
       const float a0 = alpha_sh[r0], a1 = alpha_sh[r0 + 8];
       if (__any_sync(0xffffffffu, a0 != 1.f || a1 != 1.f)) {
@@ -274,15 +261,12 @@ __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_kernel(MlaParams p) {
         for (int kk = 0; kk < kBlockN / 16; ++kk)
           wg::mma_ss_m64n256k16<1>(T{}, o, wg::desc(p_s + kk * 32, 16, 1024),
                                    wg::desc(kv_s + 4 * wg::kTileBytes + kk * 16 * 128, wg::kTileBytes, 1024), 1);
+        wg::commit();
+        wg::wait<0>();
+        wg::pin(o);
       }
-      wg::commit();
     }
   }
-  wg::wait<0>();
-  wg::pin(o);
-  if (wgi == 0)
-#pragma unroll
-    for (int kk = 0; kk < 4; ++kk) wg::pin(pa[kk]);
 
   // Epilogue: WG0's row states to shared memory, then each warpgroup writes its 256 columns.
   if (wgi == 0) {

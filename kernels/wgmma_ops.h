@@ -54,13 +54,6 @@ __device__ __forceinline__ void pin(float (&d)[N]) {
 #pragma unroll
   for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
-// The same for A fragments read from registers by a product still in flight: pinned after its
-// wait, they stay live (and their registers unused by anything else) until then.
-template <int N>
-__device__ __forceinline__ void pin(std::uint32_t (&a)[N]) {
-#pragma unroll
-  for (int i = 0; i < N; ++i) asm volatile("" : "+r"(a[i])::"memory");
-}
 
 // d (+)= A B for one 16-deep k-step; scale_d = 0 overwrites d. kTransB = 1: B is MN-major.
 template <int kTransB>
