@@ -281,18 +281,6 @@ void with_config(bool fp16, int stages, F&& f) {
 
 }  // namespace
 
-bool grouped_wgmma_available() {
-  static const bool ok = [] {
-    int dev = 0, major = 0, minor = 0;
-    if (hipGetDevice(&dev) != hipSuccess) return false;
-    if (hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, dev) != hipSuccess ||
-        hipDeviceGetAttribute(&minor, hipDeviceAttributeComputeCapabilityMinor, dev) != hipSuccess)
-      return false;
-    return major == 9 && minor == 0;  // sm_90a code runs on compute capability 9.0 only
-  }();
-  return ok;
-}
-
 int grouped_wgmma_blocks_per_sm(bool fp16, int stages) {
   int n = 0;
   with_config(fp16, stages, [&](auto cfg) { n = decltype(cfg)::blocks_per_sm(); });
@@ -303,7 +291,7 @@ void launch_grouped_wgmma(const Params& p, bool fp16, int splits, int stages, hi
   if (p.d != kD || p.dv != kD)
     throw attn::DeviceError("grouped decode v5: D = Dv = 128 only, found D " + std::to_string(p.d) +
                             ", Dv " + std::to_string(p.dv));
-  if (!grouped_wgmma_available())
+  if (!device_is_sm90())
     throw attn::DeviceError("grouped decode v5 needs a compute capability 9.0 GPU (H100 / H200)");
   const dim3 grid(static_cast<unsigned>(splits * p.slices), static_cast<unsigned>(p.hkv),
                   static_cast<unsigned>(p.batch));

@@ -466,7 +466,7 @@ Plan make_plan(const MlaDeviceArgs& a, const MlaKernelChoice* forced) {
     // 156 vs 172, bs256 kv8192 555 vs 593, bs4 kv1024 17.3 vs 17.8, H16 B1 S65536 45.9 vs 46.8;
     // NOTES.md).
 #if defined(ATTNLAB_HAVE_SM90A)
-    if (a.dt != attn::DType::kFp8 && mla_wgmma_available()) {
+    if (a.dt != attn::DType::kFp8 && device_is_sm90()) {
       pl.k.version = 5;
       pl.k.head_groups = 4;
       pl.k.block_n = 64;
@@ -561,7 +561,7 @@ void launch_with_plan(const MlaDeviceArgs& a, const Plan& pl) {
 bool mla_version_available(int version) {
   if (version == 1 || version == 3 || version == 4) return true;
 #if defined(ATTNLAB_HAVE_SM90A)
-  if (version == 5) return mla_wgmma_available();
+  if (version == 5) return device_is_sm90();
 #endif
   return false;
 }

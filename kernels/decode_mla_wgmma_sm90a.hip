@@ -320,18 +320,6 @@ MlaKernelFn prepared(int* smem_bytes, int* threads, int* per_sm) {
 
 }  // namespace
 
-bool mla_wgmma_available() {
-  static const bool ok = [] {
-    int dev = 0, major = 0, minor = 0;
-    if (hipGetDevice(&dev) != hipSuccess) return false;
-    if (hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, dev) != hipSuccess ||
-        hipDeviceGetAttribute(&minor, hipDeviceAttributeComputeCapabilityMinor, dev) != hipSuccess)
-      return false;
-    return major == 9 && minor == 0;  // sm_90a code runs on compute capability 9.0 only
-  }();
-  return ok;
-}
-
 MlaKernelFn mla_wgmma_kernel_for(attn::DType dt, const MlaKernelChoice& c, int* smem_bytes,
                                  int* threads, int* per_sm) {
   if (c.head_groups != 4 || c.block_n != 64 || c.stages != 2)
@@ -342,7 +330,7 @@ MlaKernelFn mla_wgmma_kernel_for(attn::DType dt, const MlaKernelChoice& c, int* 
   if (dt != attn::DType::kBf16 && dt != attn::DType::kFp16)
     throw attn::DeviceError("MLA decode v5: dtype " + std::string(attn::dtype_name(dt)) +
                             " is not supported (bf16 or fp16 caches)");
-  if (!mla_wgmma_available())
+  if (!device_is_sm90())
     throw attn::DeviceError("MLA decode v5 needs a compute capability 9.0 GPU (H100 / H200)");
   return dt == attn::DType::kFp16 ? prepared<mo::Fp16>(smem_bytes, threads, per_sm)
                                   : prepared<mo::Bf16>(smem_bytes, threads, per_sm);

@@ -97,6 +97,9 @@ class DeviceBuffer {
 void require_device();
 // Multiprocessor count of the current device (cached). Throws DeviceError.
 int device_multiprocessors();
+// Whether the current device is an NVIDIA compute capability 9.0 one (H100 / H200), where the
+// sm_90a kernels (*_sm90a.hip, wgmma) run; false without a usable device. Cached.
+bool device_is_sm90();
 // Throws DeviceError unless the device's warp size equals the compile-time ATTNLAB_KWARP the
 // kernels' register layouts assume.
 void check_warp_size();

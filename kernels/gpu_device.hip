@@ -144,6 +144,11 @@ int device_multiprocessors() {
   return cached_info().multiprocessors;
 }
 
+bool device_is_sm90() {
+  const DeviceInfo& d = cached_info();
+  return d.available && d.vendor == "nvidia" && d.arch == "sm_90";
+}
+
 void check_warp_size() {
   require_device();
   const int w = cached_info().warp_size;

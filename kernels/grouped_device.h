@@ -246,10 +246,9 @@ void launch_grouped_pipe(const Params& p, bool fp16, int splits, int stages, int
 
 // v5 (wgmma, decode_grouped_wgmma_sm90a.hip, built where ATTNLAB_HAVE_SM90A is defined): 64
 // heads a slice, 64 keys a block, `stages` (3, 4 or 6) blocks in shared memory; bf16 / fp16,
-// D = Dv = 128; a compute capability 9.0 device (grouped_wgmma_available, cached).
+// D = Dv = 128; a compute capability 9.0 device (device_is_sm90, gpu_check.h).
 constexpr int kWgmmaSliceHeads = 64;
 constexpr int kWgmmaBlockKeys = 64;
-bool grouped_wgmma_available();
 int grouped_wgmma_blocks_per_sm(bool fp16, int stages);
 void launch_grouped_wgmma(const Params& p, bool fp16, int splits, int stages, hipStream_t stream);
 

@@ -86,7 +86,7 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   // v5 (wgmma, 64 heads a CTA; H100 / H200 only): see the policy below, measured in session 8.
   bool v5_ok = false;
 #if defined(ATTNLAB_HAVE_SM90A)
-  v5_ok = half && a.head_dim == 128 && a.value_dim == 128 && grouped_wgmma_available();
+  v5_ok = half && a.head_dim == 128 && a.value_dim == 128 && device_is_sm90();
 #endif
   // v5 with 3 stages (two CTAs an SM) measured best or within noise on every D 128 row but
   // two (H200, session 8 call 7, us, v5 vs v3 / v4): MQA B64 S8192 76.8 vs 88.2, GQA B1

@@ -37,10 +37,8 @@ MlaKernelFn mla_slice_kernel(attn::DType dt, const MlaKernelChoice& c, int* smem
 
 // v5 (decode_mla_wgmma_sm90a.hip, built where ATTNLAB_HAVE_SM90A is defined): 64 heads a CTA
 // on wgmma, 16-bit caches; head_groups 4, block_n 64, stages 2. Throws attn::DeviceError for
-// another choice or dtype, or when the device is not compute capability 9.0.
+// another choice or dtype, or when the device is not compute capability 9.0 (device_is_sm90).
 MlaKernelFn mla_wgmma_kernel_for(attn::DType dt, const MlaKernelChoice& c, int* smem_bytes,
                                  int* threads, int* per_sm);
-// Whether the current device runs v5's sm_90a code (compute capability 9.0; cached).
-bool mla_wgmma_available();
 
 }  // namespace kern
