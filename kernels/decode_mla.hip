@@ -136,19 +136,7 @@ __global__ void __launch_bounds__(kHG * kWarpsPerGroup * mo::kWarp)
     mo::copy_commit();
   }
   if (n_blocks == 0) {  // empty split: an empty state (or zeros when there is no split)
-    if (p.splits == 1) {
-      for (int i = tid; i < kHG * 16 * kDl; i += kThreads) {
-        const int h = head0 + i / kDl;
-        if (h < p.heads) p.out[(b * p.heads + h) * kDl + i % kDl] = 0.f;
-      }
-    } else {
-      for (int i = tid; i < kHG * 16; i += kThreads) {
-        const int h = head0 + i;
-        if (h < p.heads)
-          p.part_state[(b * p.heads + h) * p.splits + split] =
-              make_float2(-std::numeric_limits<float>::infinity(), 0.f);
-      }
-    }
+    mla_write_empty_split(p, b, head0, kHG * 16, split, tid, kThreads);
     return;
   }
 

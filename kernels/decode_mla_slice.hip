@@ -114,15 +114,7 @@ __global__ void __launch_bounds__(kWarps * mo::kWarp, (slice_min_blocks<kN, kSta
   const int n_blocks = t1 > t0 ? static_cast<int>((t1 - t0 + kN - 1) / kN) : 0;
 
   if (n_blocks == 0) {  // empty split: an empty state (or zeros when there is no split)
-    if (p.splits == 1) {
-      for (int i = threadIdx.x; i < 16 * kDl; i += kThreads) {
-        const int h = head0 + i / kDl;
-        if (h < p.heads) p.out[(b * p.heads + h) * kDl + i % kDl] = 0.f;
-      }
-    } else if (threadIdx.x < 16 && head0 + int(threadIdx.x) < p.heads) {
-      p.part_state[(b * p.heads + head0 + threadIdx.x) * p.splits + split] =
-          make_float2(-std::numeric_limits<float>::infinity(), 0.f);
-    }
+    mla_write_empty_split(p, b, head0, 16, split, threadIdx.x, kThreads);
     return;
   }
 

@@ -3,6 +3,7 @@
 // kernels/hip_compat.h.
 #pragma once
 #include <cstdint>
+#include <limits>
 
 #include "kernels/hip_compat.h"
 #include "kernels/mla_launch.h"
@@ -28,6 +29,27 @@ struct MlaParams {
 };
 
 using MlaKernelFn = void (*)(MlaParams);
+
+// A CTA whose split holds no position (every kernel): rows [head0, head0 + rows) of sequence b
+// get zeros when there is no split, else the empty softmax state the combine skips. All
+// `nthreads` threads of the CTA call it (thread index tid).
+__device__ __forceinline__ void mla_write_empty_split(const MlaParams& p, std::int64_t b, int head0,
+                                                      int rows, int split, int tid, int nthreads) {
+  constexpr int kDl = 512;
+  if (p.splits == 1) {
+    for (int i = tid; i < rows * kDl; i += nthreads) {
+      const int h = head0 + i / kDl;
+      if (h < p.heads) p.out[(b * p.heads + h) * kDl + i % kDl] = 0.f;
+    }
+  } else {
+    for (int i = tid; i < rows; i += nthreads) {
+      const int h = head0 + i;
+      if (h < p.heads)
+        p.part_state[(b * p.heads + h) * p.splits + split] =
+            make_float2(-std::numeric_limits<float>::infinity(), 0.f);
+    }
+  }
+}
 
 // v3 (decode_mla_slice.hip): the kernel for this dtype and choice (version 3, head_groups 1),
 // with its shared memory, threads and resident blocks per SM; throws attn::DeviceError when the
