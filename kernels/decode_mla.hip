@@ -25,8 +25,10 @@
 //   v3 / v4 (decode_mla_slice.hip): a cp.async pipeline per warp over its own column slice,
 //      fp8 converted in registers; v4 splits the softmax rows over the warps.
 //   v5 (decode_mla_wgmma_sm90a.hip): 64 heads a CTA on Hopper's wgmma, 16-bit caches.
-//   The plan takes v5 for 16-bit caches on a compute capability 9.0 GPU, v4 for fp8 caches of
-//   >= 64 Ki tokens, v1 everywhere else.
+//   v6 (same file): <= 16 heads a CTA on wgmma with the tokens as the 64 rows (S^T = K Q^T,
+//      O^T = V^T P^T), 16-bit caches.
+//   The plan takes v6 (H <= 16) or v5 for 16-bit caches on a compute capability 9.0 GPU, v4
+//   for fp8 caches of >= 64 Ki tokens, v1 everywhere else.
 //   Figures, floors and what each change predicted: kernels/NOTES.md (MLA section).
 #include "kernels/hip_compat.h"  // first: the runtime defines __forceinline__ for softmax_state.h
 
@@ -385,16 +387,18 @@ KernelFn select_kernel(const MlaKernelChoice& c, int* smem, int* threads, int* p
 KernelFn select_for(const MlaDeviceArgs& a, const MlaKernelChoice& c, int* smem, int* threads,
                     int* per_sm) {
   if (c.version == 3 || c.version == 4) return mla_slice_kernel(a.dt, c, smem, threads, per_sm);
-  if (c.version == 5) {
+  if (c.version == 5 || c.version == 6) {
 #if defined(ATTNLAB_HAVE_SM90A)
-    return mla_wgmma_kernel_for(a.dt, c, smem, threads, per_sm);
+    return c.version == 5 ? mla_wgmma_kernel_for(a.dt, c, smem, threads, per_sm)
+                          : mla_wgmma_narrow_kernel_for(a.dt, c, smem, threads, per_sm);
 #else
-    throw attn::DeviceError("MLA decode v5 (wgmma) is not built for this target (NVIDIA sm_90a only)");
+    throw attn::DeviceError("MLA decode v" + std::to_string(c.version) +
+                            " (wgmma) is not built for this target (NVIDIA sm_90a only)");
 #endif
   }
   if (c.version != 1)
     throw attn::DeviceError("MLA decode: no kernel version " + std::to_string(c.version) +
-                            " (1, 3, 4 or 5)");
+                            " (1, 3, 4, 5 or 6)");
   switch (a.dt) {
     case attn::DType::kBf16: return select_kernel<mo::Bf16, false>(c, smem, threads, per_sm);
     case attn::DType::kFp16: return select_kernel<mo::Fp16, false>(c, smem, threads, per_sm);
@@ -459,6 +463,16 @@ Plan make_plan(const MlaDeviceArgs& a, const MlaKernelChoice* forced) {
       pl.k.head_groups = 4;
       pl.k.block_n = 64;
       pl.k.stages = 2;
+      // <= 16 heads: v6, the tokens as the 64 rows of both products (a quarter of v5's
+      // tensor work, of which 16 heads make three-quarters padding). H200, session 9 (NOTES.md),
+      // 20-run medians, us: H16 B64 S8192 152.8 (v5 154.5), bs256 kv8192 547.0-552.9 (v5
+      // 554.2), bs4 kv1024 17.1 (v5 17.3); 64-token blocks beat 48 x 3 and 32 x 2 / 32 x 4.
+      if (a.heads <= 16) {
+        pl.k.version = 6;
+        pl.k.head_groups = 1;
+        pl.k.block_n = 64;
+        pl.k.stages = 2;
+      }
     }
 #endif
   }
@@ -530,7 +544,7 @@ void launch_with_plan(const MlaDeviceArgs& a, const Plan& pl) {
   const bool fp8 = a.dt == attn::DType::kFp8;
   p.score_scale = a.scale * (fp8 ? a.kv_scale : 1.0f);
   p.out_scale = fp8 ? a.kv_scale : 1.0f;
-  if (pl.k.version == 5)
+  if (pl.k.version == 5 || pl.k.version == 6)
     if (const char* e = std::getenv("ATTNLAB_MLA_PROBE")) p.probe = std::atoi(e);
   const std::int64_t ctas = a.batch * pl.head_tiles * pl.k.splits;
   if (ctas > std::numeric_limits<int>::max())
@@ -549,7 +563,7 @@ void launch_with_plan(const MlaDeviceArgs& a, const Plan& pl) {
 bool mla_version_available(int version) {
   if (version == 1 || version == 3 || version == 4) return true;
 #if defined(ATTNLAB_HAVE_SM90A)
-  if (version == 5) return device_is_sm90();
+  if (version == 5 || version == 6) return device_is_sm90();
 #endif
   return false;
 }

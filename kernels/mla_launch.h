@@ -42,9 +42,11 @@ struct MlaKernelChoice {
                           // one barrier a block (every warp runs the whole softmax); 4: as 3,
                           // softmax rows split over the warps, P through shared memory (2);
                           // 5: 64 heads a CTA on wgmma (sm_90a, 16-bit; head_groups 4,
-                          // block_n 64, stages 2)
+                          // block_n 64, stages 2); 6: <= 16 heads a CTA on wgmma, tokens
+                          // as the rows (sm_90a, 16-bit; head_groups 1, block_n / stages
+                          // 64 / 2, 48 / 3, 32 / 2, 32 / 4)
 };
-// Whether kernel `version` (1, 3, 4, 5) runs on the current device: v5 (wgmma) needs a build
+// Whether kernel `version` (1, 3, 4, 5, 6) runs on the current device: v5 / v6 (wgmma) need a build
 // with sm_90a code and a compute capability 9.0 GPU; the others run wherever a GPU build does.
 bool mla_version_available(int version);
 // The choice launch_mla_decode(a) makes for this shape on the current device (splits resolved).

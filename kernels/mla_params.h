@@ -24,7 +24,7 @@ struct MlaParams {
   std::int64_t split_len;     // tokens per split (a multiple of the block length)
   float score_scale;          // softmax scale (times kv_scale for fp8 keys)
   float out_scale;            // kv_scale for fp8 values, else 1
-  int probe = 0;              // v5 only, diagnostics (ATTNLAB_MLA_PROBE): 1 skip Q K^T, 2 skip
+  int probe = 0;              // v5 and v6 only, diagnostics (ATTNLAB_MLA_PROBE): 1 skip Q K^T, 2 skip
                               // P V, 4 no KV copies after block 0, 8 all threads copy
 };
 
@@ -62,5 +62,10 @@ MlaKernelFn mla_slice_kernel(attn::DType dt, const MlaKernelChoice& c, int* smem
 // another choice or dtype, or when the device is not compute capability 9.0 (device_is_sm90).
 MlaKernelFn mla_wgmma_kernel_for(attn::DType dt, const MlaKernelChoice& c, int* smem_bytes,
                                  int* threads, int* per_sm);
+// v6 (same file): up to 16 heads a CTA on wgmma with the tokens as the 64 rows (S^T = K Q^T,
+// O^T = V^T P^T), 16-bit caches; head_groups 1 with (block_n, stages) (64, 2), (48, 3),
+// (32, 2), (32, 4). Throws as v5 does.
+MlaKernelFn mla_wgmma_narrow_kernel_for(attn::DType dt, const MlaKernelChoice& c,
+                                        int* smem_bytes, int* threads, int* per_sm);
 
 }  // namespace kern

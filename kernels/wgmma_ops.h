@@ -4,8 +4,9 @@
 // compiled for sm_90a, after kernels/hip_compat.h and kernels/matrix_ops.h (operand tags).
 //
 // Shared-memory layout every descriptor here assumes: "128-byte swizzle" tiles of 64 rows x 64
-// 16-bit elements (8 KB, 1024-byte aligned). Row r of a tile is 128 bytes at r * 128; its
-// 16-byte chunk c is stored at chunk position c ^ (r % 8) (tile_offset()).
+// 16-bit elements (8 KB, 1024-byte aligned; MLA v6 also uses 16-row Q and P^T tiles and KV
+// tiles of its block length). Row r of a tile is 128 bytes at r * 128; its 16-byte chunk c is
+// stored at chunk position c ^ (r % 8) (tile_offset()).
 //   K-major operand (A or B with the reduction dimension contiguous: Q, K, P): k-step kk of 16
 //     elements starts kk % 4 * 32 bytes into tile kk / 4; 8-row groups 1024 bytes apart.
 //   MN-major B (values, V[token][dv] with dv contiguous; imm-trans-b = 1): a k-step of 16
@@ -58,9 +59,10 @@ __device__ __forceinline__ void pin(float (&d)[N]) {
 // d (+)= A B for one 16-deep k-step; scale_d = 0 overwrites d. kTransB = 1: B is MN-major.
 // "ss": A and B from shared memory (descriptors); "rs": A from registers. One macro a shape,
 // instantiated for bf16 and fp16 (the PTX type is part of the instruction's name).
-// Accumulator operand lists of 32, 64 and 128 registers (d[0] .. d[N - 1]).
-#define ATTNLAB_WG_D32 \
-    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+// Accumulator operand lists of 8, 32, 64 and 128 registers (d[0] .. d[N - 1]).
+#define ATTNLAB_WG_D8 \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+#define ATTNLAB_WG_D32 ATTNLAB_WG_D8, \
     "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
     "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
     "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
@@ -78,6 +80,21 @@ __device__ __forceinline__ void pin(float (&d)[N]) {
     "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
     "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
     "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+
+// m64n16k16, both operands from shared memory, either of them MN-major (kTransA: A is
+// MN-major, e.g. V^T read from V[token][dv]; the MLA v6 kernel's transposed products).
+#define ATTNLAB_WG_SS_M64N16K16(TAG, TY) \
+  template <int kTransA, int kTransB> \
+  __device__ __forceinline__ void mma_ss_m64n16k16(mo::TAG, float (&d)[8], std::uint64_t a, std::uint64_t b, int scale_d) { \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n" \
+        "wgmma.mma_async.sync.aligned.m64n16k16.f32." TY "." TY " " \
+        "{%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, p, 1, 1, %11, %12;\n}\n" \
+        : ATTNLAB_WG_D8 \
+        : "l"(a), "l"(b), "r"(scale_d), "n"(kTransA), "n"(kTransB)); \
+  }
+ATTNLAB_WG_SS_M64N16K16(Bf16, "bf16")
+ATTNLAB_WG_SS_M64N16K16(Fp16, "f16")
+#undef ATTNLAB_WG_SS_M64N16K16
 
 #define ATTNLAB_WG_SS_M64N64K16(TAG, TY) \
   template <int kTransB> \
@@ -149,6 +166,7 @@ ATTNLAB_WG_RS_M64N64K16(Bf16, "bf16")
 ATTNLAB_WG_RS_M64N64K16(Fp16, "f16")
 #undef ATTNLAB_WG_RS_M64N64K16
 
+#undef ATTNLAB_WG_D8
 #undef ATTNLAB_WG_D32
 #undef ATTNLAB_WG_D64
 #undef ATTNLAB_WG_D128

@@ -203,6 +203,16 @@ int main(int argc, char** argv) {
         vars.push_back({"v1 hg2 n64", v});
       }
     }
+    // v6 (16 heads a CTA on wgmma, tokens as rows): every tile the plan did not take.
+    if (!fp8 && c.heads <= 16 && mla_version_available(6)) {
+      for (const auto& [bn, ns] : std::vector<std::pair<int, int>>{{64, 2}, {48, 3}, {32, 2}, {32, 4}}) {
+        if (auto_choice.version == 6 && auto_choice.block_n == bn && auto_choice.stages == ns) continue;
+        MlaKernelChoice v{1, bn, ns, 0};
+        v.version = 6;
+        v.combine = mla_plan(a, v).splits >= 8 ? 2 : 1;
+        vars.push_back({"v6 n" + std::to_string(bn) + " s" + std::to_string(ns), v});
+      }
+    }
     for (const auto& [label, v0] : vars) {
       const bool deflt = label == "auto";
       if (!deflt && label.find(var_filter) == std::string::npos) continue;

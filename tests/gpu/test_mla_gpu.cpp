@@ -295,3 +295,48 @@ TEST_CASE("MLA v5 (64 heads a CTA on wgmma): dtypes, split counts, head counts a
   CHECK(rejects(bad, 64, attn::DType::kBf16));
   CHECK(rejects(c, 64, attn::DType::kFp8));  // 16-bit caches only
 }
+
+TEST_CASE("MLA v6 (16 heads a CTA on wgmma, tokens as rows): tiles, dtypes, splits and shapes match",
+          "[gpu][mla]") {
+  if (!have_gpu()) return;
+  if (!kern::mla_version_available(6)) {
+    WARN("MLA v6 skipped: it needs an sm_90a build and a compute capability 9.0 GPU");
+    return;
+  }
+  struct Tile { int block_n, stages; };
+  const Tile tiles[] = {{64, 2}, {48, 3}, {32, 2}, {32, 4}};
+  std::uint32_t seed = 36001;
+  for (const Tile& t : tiles) {
+    kern::MlaKernelChoice c;
+    c.version = 6;
+    c.head_groups = 1;
+    c.block_n = t.block_n;
+    c.stages = t.stages;
+    for (int splits : {0, 1, 7}) {
+      for (int combine : {1, 2}) {
+        if (splits == 1 && combine == 2) continue;
+        c.splits = splits;
+        c.combine = combine;
+        check_case({3, 1000, 16, attn::DType::kBf16, true}, seed++, &c);  // ragged, a zero len
+        check_case({2, 97, 9, attn::DType::kFp16, true}, seed++, &c);     // 7 padding heads
+        check_case({4, 54, 1, attn::DType::kBf16, true}, seed++, &c);
+        check_case({2, 49, 17, attn::DType::kBf16, false}, seed++, &c);   // two head tiles
+        check_case({2, 1, 3, attn::DType::kFp16, false}, seed++, &c);     // S = 1
+      }
+    }
+    c.splits = 0;
+    c.combine = 2;
+    check_case({2, 4096, 16, attn::DType::kBf16, true}, seed++, &c);
+    check_case({1, 70000, 16, attn::DType::kBf16, false}, seed++, &c);
+  }
+  kern::MlaKernelChoice bad;
+  bad.version = 6;
+  bad.head_groups = 1;
+  bad.block_n = 16;  // no such tile
+  CHECK(rejects(bad, 16, attn::DType::kBf16));
+  bad.block_n = 64;
+  bad.stages = 2;
+  CHECK(rejects(bad, 16, attn::DType::kFp8));  // 16-bit caches only
+  bad.head_groups = 2;
+  CHECK(rejects(bad, 16, attn::DType::kBf16));
+}
