@@ -212,6 +212,12 @@ int main(int argc, char** argv) {
         v.combine = mla_plan(a, v).splits >= 8 ? 2 : 1;
         vars.push_back({"v6 n" + std::to_string(bn) + " s" + std::to_string(ns), v});
       }
+      for (int sp : {1, 2, 3, 4, 8}) {  // the plan's tile with other split counts
+        MlaKernelChoice v{1, 64, 2, sp};
+        v.version = 6;
+        v.combine = sp >= 8 ? 2 : 1;
+        vars.push_back({"v6 n64 s2 sp" + std::to_string(sp), v});
+      }
     }
     for (const auto& [label, v0] : vars) {
       const bool deflt = label == "auto";

@@ -159,6 +159,7 @@ TEST_CASE("gpu split-KV: the fused and the separate combine match the reference 
       {2, 5000, 16, 16, 64, 64, 1000, true},
       {1, 97, 8, 2, 128, 128, 0, false},
       {3, 777, 9, 3, 64, 64, 0, true},  // 27 rows, G = 3
+      {2, 500, 4, 2, 18, 18, 0, true},  // Dv % 4 != 0: the combine's one-value-a-thread path
   };
   const std::uint64_t seed = 0x5eed0203;
   for (const char* combine : {"1", "2"}) {
