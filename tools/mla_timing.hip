@@ -112,6 +112,9 @@ int main(int argc, char** argv) {
       {"GPUMODE bs4 kv1024", 16, 4, 1024, attn::DType::kFp8},
       {"GPUMODE bs64 kv8192", 16, 64, 8192, attn::DType::kFp8},
       {"H16 B1 S65536", 16, 1, 65536, attn::DType::kBf16},
+      // 2 splits a sequence: 120, 128, 132 CTAs on 132 SMs (does the chip stream with 4 idle?)
+      {"H16 B60 S8192", 16, 60, 8192, attn::DType::kBf16},
+      {"H16 B66 S8192", 16, 66, 8192, attn::DType::kBf16},
       {"H128 B64 S8192", 128, 64, 8192, attn::DType::kFp8},
   };
   std::printf("%-22s %-5s %-34s %6s %10s %10s %10s %8s %7s %8s %10s\n", "case", "dtype",
