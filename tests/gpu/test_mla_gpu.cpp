@@ -120,6 +120,29 @@ void check_case(const MlaCase& c, std::uint32_t seed, const kern::MlaKernelChoic
 
 bool have_gpu() { return kern::query_device().available; }
 
+// A kernel choice of `version` with this tile (splits and combine left to for_each_split).
+kern::MlaKernelChoice choice(int version, int head_groups, int block_n, int stages) {
+  kern::MlaKernelChoice c;
+  c.version = version;
+  c.head_groups = head_groups;
+  c.block_n = block_n;
+  c.stages = stages;
+  return c;
+}
+
+// f(c) with c's splits auto / 1 / 7, each with both combines (only one when nothing splits).
+template <class F>
+void for_each_split(kern::MlaKernelChoice c, F f) {
+  for (int splits : {0, 1, 7}) {
+    for (int combine : {1, 2}) {
+      if (splits == 1 && combine == 2) continue;
+      c.splits = splits;
+      c.combine = combine;
+      f(c);
+    }
+  }
+}
+
 // Whether a B 1, S 16 decode with `heads` heads and this kernel choice is refused with a
 // DeviceError (a choice or dtype the kernel does not have).
 bool rejects(const kern::MlaKernelChoice& choice, int heads, attn::DType dt) {
@@ -228,27 +251,18 @@ TEST_CASE("MLA v3 and v4 (a pipeline per warp): every tile, dtype, split count a
                         {4, 64, 2, true}};
   std::uint32_t seed = 33001;
   for (const Tile& t : tiles) {
-    kern::MlaKernelChoice c;
-    c.version = t.version;
-    c.head_groups = 1;
-    c.block_n = t.block_n;
-    c.stages = t.stages;
-    for (int splits : {0, 1, 7}) {
-      for (int combine : {1, 2}) {
-        if (splits == 1 && combine == 2) continue;
-        c.splits = splits;
-        c.combine = combine;
-        if (t.fp8) {
-          check_case({3, 777, 16, attn::DType::kFp8, true}, seed++, &c);
-          check_case({2, 97, 63, attn::DType::kFp8, true}, seed++, &c);
-          check_case({2, 1, 3, attn::DType::kFp8, true}, seed++, &c);
-        } else {
-          check_case({3, 1000, 63, attn::DType::kBf16, true}, seed++, &c);
-          check_case({2, 300, 9, attn::DType::kFp16, true}, seed++, &c);
-          check_case({4, 54, 1, attn::DType::kBf16, true}, seed++, &c);
-        }
+    kern::MlaKernelChoice c = choice(t.version, 1, t.block_n, t.stages);
+    for_each_split(c, [&](const kern::MlaKernelChoice& v) {
+      if (t.fp8) {
+        check_case({3, 777, 16, attn::DType::kFp8, true}, seed++, &v);
+        check_case({2, 97, 63, attn::DType::kFp8, true}, seed++, &v);
+        check_case({2, 1, 3, attn::DType::kFp8, true}, seed++, &v);
+      } else {
+        check_case({3, 1000, 63, attn::DType::kBf16, true}, seed++, &v);
+        check_case({2, 300, 9, attn::DType::kFp16, true}, seed++, &v);
+        check_case({4, 54, 1, attn::DType::kBf16, true}, seed++, &v);
       }
-    }
+    });
     c.splits = 0;
     c.combine = 2;
     const attn::DType dt = t.fp8 ? attn::DType::kFp8 : attn::DType::kBf16;
@@ -268,24 +282,15 @@ TEST_CASE("MLA v5 (64 heads a CTA on wgmma): dtypes, split counts, head counts a
     WARN("MLA v5 skipped: it needs an sm_90a build and a compute capability 9.0 GPU");
     return;
   }
-  kern::MlaKernelChoice c;
-  c.version = 5;
-  c.head_groups = 4;
-  c.block_n = 64;
-  c.stages = 2;
+  kern::MlaKernelChoice c = choice(5, 4, 64, 2);
   std::uint32_t seed = 35001;
-  for (int splits : {0, 1, 7}) {
-    for (int combine : {1, 2}) {
-      if (splits == 1 && combine == 2) continue;
-      c.splits = splits;
-      c.combine = combine;
-      check_case({3, 1000, 63, attn::DType::kBf16, true}, seed++, &c);   // a padding row
-      check_case({2, 300, 64, attn::DType::kFp16, true}, seed++, &c);
-      check_case({2, 97, 128, attn::DType::kBf16, true}, seed++, &c);    // two head tiles
-      check_case({4, 54, 9, attn::DType::kBf16, true}, seed++, &c);      // 55 padding rows
-      check_case({2, 1, 65, attn::DType::kFp16, false}, seed++, &c);     // S = 1, a 1-head tile
-    }
-  }
+  for_each_split(c, [&](const kern::MlaKernelChoice& v) {
+    check_case({3, 1000, 63, attn::DType::kBf16, true}, seed++, &v);   // a padding row
+    check_case({2, 300, 64, attn::DType::kFp16, true}, seed++, &v);
+    check_case({2, 97, 128, attn::DType::kBf16, true}, seed++, &v);    // two head tiles
+    check_case({4, 54, 9, attn::DType::kBf16, true}, seed++, &v);      // 55 padding rows
+    check_case({2, 1, 65, attn::DType::kFp16, false}, seed++, &v);     // S = 1, a 1-head tile
+  });
   c.splits = 0;
   c.combine = 2;
   check_case({2, 4096, 128, attn::DType::kBf16, true}, seed++, &c);
@@ -307,32 +312,20 @@ TEST_CASE("MLA v6 (16 heads a CTA on wgmma, tokens as rows): tiles, dtypes, spli
   const Tile tiles[] = {{64, 2}, {48, 3}, {32, 2}, {32, 4}};
   std::uint32_t seed = 36001;
   for (const Tile& t : tiles) {
-    kern::MlaKernelChoice c;
-    c.version = 6;
-    c.head_groups = 1;
-    c.block_n = t.block_n;
-    c.stages = t.stages;
-    for (int splits : {0, 1, 7}) {
-      for (int combine : {1, 2}) {
-        if (splits == 1 && combine == 2) continue;
-        c.splits = splits;
-        c.combine = combine;
-        check_case({3, 1000, 16, attn::DType::kBf16, true}, seed++, &c);  // ragged, a zero len
-        check_case({2, 97, 9, attn::DType::kFp16, true}, seed++, &c);     // 7 padding heads
-        check_case({4, 54, 1, attn::DType::kBf16, true}, seed++, &c);
-        check_case({2, 49, 17, attn::DType::kBf16, false}, seed++, &c);   // two head tiles
-        check_case({2, 1, 3, attn::DType::kFp16, false}, seed++, &c);     // S = 1
-      }
-    }
+    kern::MlaKernelChoice c = choice(6, 1, t.block_n, t.stages);
+    for_each_split(c, [&](const kern::MlaKernelChoice& v) {
+      check_case({3, 1000, 16, attn::DType::kBf16, true}, seed++, &v);  // ragged, a zero len
+      check_case({2, 97, 9, attn::DType::kFp16, true}, seed++, &v);     // 7 padding heads
+      check_case({4, 54, 1, attn::DType::kBf16, true}, seed++, &v);
+      check_case({2, 49, 17, attn::DType::kBf16, false}, seed++, &v);   // two head tiles
+      check_case({2, 1, 3, attn::DType::kFp16, false}, seed++, &v);     // S = 1
+    });
     c.splits = 0;
     c.combine = 2;
     check_case({2, 4096, 16, attn::DType::kBf16, true}, seed++, &c);
     check_case({1, 70000, 16, attn::DType::kBf16, false}, seed++, &c);
   }
-  kern::MlaKernelChoice bad;
-  bad.version = 6;
-  bad.head_groups = 1;
-  bad.block_n = 16;  // no such tile
+  kern::MlaKernelChoice bad = choice(6, 1, 16, 2);  // no such tile
   CHECK(rejects(bad, 16, attn::DType::kBf16));
   bad.block_n = 64;
   bad.stages = 2;
