@@ -25,7 +25,7 @@
 //   v3 / v4 (decode_mla_slice.hip): a cp.async pipeline per warp over its own column slice,
 //      fp8 converted in registers; v4 splits the softmax rows over the warps.
 //   v5 (decode_mla_wgmma_sm90a.hip): 64 heads a CTA on Hopper's wgmma, 16-bit caches.
-//   v6 (same file): <= 16 heads a CTA on wgmma with the tokens as the 64 rows (S^T = K Q^T,
+//   v6 (decode_mla_narrow_sm90a.hip): <= 16 heads a CTA on wgmma with the tokens as the 64 rows (S^T = K Q^T,
 //      O^T = V^T P^T), 16-bit caches.
 //   The plan takes v6 (H <= 16) or v5 for 16-bit caches on a compute capability 9.0 GPU, v4
 //   for fp8 caches of >= 64 Ki tokens, v1 everywhere else.

@@ -62,7 +62,7 @@ MlaKernelFn mla_slice_kernel(attn::DType dt, const MlaKernelChoice& c, int* smem
 // another choice or dtype, or when the device is not compute capability 9.0 (device_is_sm90).
 MlaKernelFn mla_wgmma_kernel_for(attn::DType dt, const MlaKernelChoice& c, int* smem_bytes,
                                  int* threads, int* per_sm);
-// v6 (same file): up to 16 heads a CTA on wgmma with the tokens as the 64 rows (S^T = K Q^T,
+// v6 (decode_mla_narrow_sm90a.hip): up to 16 heads a CTA on wgmma with the tokens as the 64 rows (S^T = K Q^T,
 // O^T = V^T P^T), 16-bit caches; head_groups 1 with (block_n, stages) (64, 2), (48, 3),
 // (32, 2), (32, 4). Throws as v5 does.
 MlaKernelFn mla_wgmma_narrow_kernel_for(attn::DType dt, const MlaKernelChoice& c,

@@ -1,5 +1,5 @@
 // Hopper warpgroup matrix helpers (wgmma, sm_90a only): shared-memory matrix descriptors, the
-// fences and groups, and the products the MLA v5 and grouped v5 kernels (decode_*_wgmma_sm90a.hip)
+// fences and groups, and the products the MLA v5 / v6 and grouped v5 kernels (decode_*_sm90a.hip)
 // issue, for bf16 and fp16 operands with fp32 accumulators. NVIDIA only; include from a file
 // compiled for sm_90a, after kernels/hip_compat.h and kernels/matrix_ops.h (operand tags).
 //
