@@ -165,15 +165,15 @@ __global__ void __launch_bounds__(kWgThreads, 1) grouped_wgmma_kernel(const Para
       mx[r] = fmaxf(mx[r], ATTNLAB_SHFL_XOR(mx[r], 1, 32));
       mx[r] = fmaxf(mx[r], ATTNLAB_SHFL_XOR(mx[r], 2, 32));
       const float mn = fmaxf(m_run[r], mx[r]);  // finite: key k0 is valid
-      al[r] = exp2f(m_run[r] - mn);
+      al[r] = wg::exp2_ftz(m_run[r] - mn);
       m_run[r] = mn;
     }
     std::uint32_t pa[4][4];
     float ls[2] = {0.f, 0.f};
 #pragma unroll
     for (int jj = 0; jj < 8; ++jj) {
-      const float p0 = exp2f(s[4 * jj + 0] - m_run[0]), p1 = exp2f(s[4 * jj + 1] - m_run[0]);
-      const float p2 = exp2f(s[4 * jj + 2] - m_run[1]), p3 = exp2f(s[4 * jj + 3] - m_run[1]);
+      const float p0 = wg::exp2_ftz(s[4 * jj + 0] - m_run[0]), p1 = wg::exp2_ftz(s[4 * jj + 1] - m_run[0]);
+      const float p2 = wg::exp2_ftz(s[4 * jj + 2] - m_run[1]), p3 = wg::exp2_ftz(s[4 * jj + 3] - m_run[1]);
       ls[0] += p0 + p1;
       ls[1] += p2 + p3;
       pa[jj >> 1][(jj & 1) * 2 + 0] = mo::pack2<T>(p0, p1);

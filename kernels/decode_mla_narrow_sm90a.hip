@@ -179,7 +179,7 @@ __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_narrow_kernel(MlaParams
         const float bm = fmaxf(fmaxf(red_sh[hd(h)], red_sh[kNHeads + hd(h)]),
                                fmaxf(red_sh[2 * kNHeads + hd(h)], red_sh[3 * kNHeads + hd(h)]));
         const float mn = fmaxf(m_run[h], bm);  // finite: token tb is valid
-        al[h] = exp2f(m_run[h] - mn);
+        al[h] = wg::exp2_ftz(m_run[h] - mn);
         m_run[h] = mn;
         l_run[h] *= al[h];
       }
@@ -189,7 +189,7 @@ __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_narrow_kernel(MlaParams
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           const int h = 2 * (i >> 2) + e, head = hd(h), r = 16 * warp + g;
-          const float p0 = exp2f(s[i + e] - m_run[h]), p1 = exp2f(s[i + e + 2] - m_run[h]);
+          const float p0 = wg::exp2_ftz(s[i + e] - m_run[h]), p1 = wg::exp2_ftz(s[i + e + 2] - m_run[h]);
           l_run[h] += p0 + p1;
           const std::uint32_t pk = mo::pack2<T>(p0, p1);
           unsigned char* row = smem + L::kP0 + head * 128 + (r & 7) * 2;

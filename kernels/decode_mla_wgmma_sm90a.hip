@@ -143,7 +143,9 @@ __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_kernel(MlaParams p) {
         wg::pin(s);
       }
 
-      // Online softmax, log2 units. s[4 jj + e]: row r0 + 8 (e / 2), token 8 jj + 2 c + e % 2.
+      // Online softmax, log2 units (m_run is scaled by sl2 > 0, the scores are not: the max
+      // of the raw scores times sl2 is the max of the scaled ones, and p = 2^(s sl2 - m) is one
+      // FFMA and one MUFU.EX2). s[4 jj + e]: row r0 + 8 (e / 2), token 8 jj + 2 c + e % 2.
       const std::int64_t tb = t0 + std::int64_t(j) * kBlockN;
       const bool full = tb + kBlockN <= t1;
       float mx[2] = {-INFINITY, -INFINITY};
@@ -152,7 +154,7 @@ __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_kernel(MlaParams p) {
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
           const bool valid = full || tb + 8 * jj + 2 * c + (e & 1) < t1;
-          const float x = valid ? s[4 * jj + e] * sl2 : -INFINITY;
+          const float x = valid ? s[4 * jj + e] : -INFINITY;
           s[4 * jj + e] = x;
           mx[e >> 1] = fmaxf(mx[e >> 1], x);
         }
@@ -161,23 +163,31 @@ __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_kernel(MlaParams p) {
       for (int r = 0; r < 2; ++r) {
         mx[r] = fmaxf(mx[r], ATTNLAB_SHFL_XOR(mx[r], 1, 32));
         mx[r] = fmaxf(mx[r], ATTNLAB_SHFL_XOR(mx[r], 2, 32));
-        const float mn = fmaxf(m_run[r], mx[r]);  // finite: token tb is valid
-        al[r] = exp2f(m_run[r] - mn);
+        const float mn = fmaxf(m_run[r], mx[r] * sl2);  // finite: token tb is valid
+        al[r] = wg::exp2_ftz(m_run[r] - mn);
         m_run[r] = mn;
       }
       std::uint32_t pa[4][4];  // A operand of k-step kk (tokens 16 kk ..): rows r0 / r0 + 8
       float ls[2] = {0.f, 0.f};
+      // P for WG1: stmatrix.x4 a k-step, matrices (rows 16 warp + 0..7 | 8..15) x (chunks
+      // 2 kk | 2 kk + 1); this lane addresses row prow of chunk 2 kk + pch.
+      const int prow = 16 * warp + (lane & 7) + ((lane >> 3) & 1) * 8, pch = lane >> 4;
 #pragma unroll
       for (int jj = 0; jj < 8; ++jj) {
-        const float p0 = exp2f(s[4 * jj + 0] - m_run[0]), p1 = exp2f(s[4 * jj + 1] - m_run[0]);
-        const float p2 = exp2f(s[4 * jj + 2] - m_run[1]), p3 = exp2f(s[4 * jj + 3] - m_run[1]);
+        const float p0 = wg::exp2_ftz(fmaf(s[4 * jj + 0], sl2, -m_run[0]));
+        const float p1 = wg::exp2_ftz(fmaf(s[4 * jj + 1], sl2, -m_run[0]));
+        const float p2 = wg::exp2_ftz(fmaf(s[4 * jj + 2], sl2, -m_run[1]));
+        const float p3 = wg::exp2_ftz(fmaf(s[4 * jj + 3], sl2, -m_run[1]));
         ls[0] += p0 + p1;
         ls[1] += p2 + p3;
         const std::uint32_t lo = mo::pack2<T>(p0, p1), hi = mo::pack2<T>(p2, p3);
         pa[jj >> 1][(jj & 1) * 2 + 0] = lo;
         pa[jj >> 1][(jj & 1) * 2 + 1] = hi;
-        *reinterpret_cast<std::uint32_t*>(smem + kP0 + wg::tile_offset(r0, jj) + 4 * c) = lo;
-        *reinterpret_cast<std::uint32_t*>(smem + kP0 + wg::tile_offset(r0 + 8, jj) + 4 * c) = hi;
+        if (jj & 1) {
+          const int kk = jj >> 1;
+          wg::stmatrix_x4(p_s + wg::tile_offset(prow, 2 * kk + pch), pa[kk][0], pa[kk][1],
+                          pa[kk][2], pa[kk][3]);
+        }
       }
       l_run[0] = l_run[0] * al[0] + ls[0];
       l_run[1] = l_run[1] * al[1] + ls[1];

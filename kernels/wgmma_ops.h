@@ -49,6 +49,22 @@ template <int N>
 __device__ __forceinline__ void wait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory"); }
 // Shared memory written by ordinary stores or cp.async and read next by wgmma.
 __device__ __forceinline__ void fence_async_smem() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+// 2^x with subnormal results flushed to zero: one MUFU.EX2. exp2f (ex2.approx.f32) also keeps
+// subnormal results, which costs a compare and two multiplies around it; the softmax of these
+// kernels takes 2^x of x <= 0 only, where a flushed result is below 2^-126 of the block's max.
+__device__ __forceinline__ float exp2_ftz(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+// Four 8 x 8 16-bit matrices to shared memory from the mma fragment layout (register i of
+// lane t: row t / 4, columns 2 (t % 4) .. + 1 of matrix i); lane t gives the address of row
+// t % 8 of matrix t / 8.
+__device__ __forceinline__ void stmatrix_x4(std::uint32_t addr, std::uint32_t a, std::uint32_t b,
+                                            std::uint32_t c, std::uint32_t d) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
+               ::"r"(addr), "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
+}
 // Keeps the compiler from moving accumulator reads or writes across an issue or a wait.
 template <int N>
 __device__ __forceinline__ void pin(float (&d)[N]) {
