@@ -387,10 +387,11 @@ KernelFn select_kernel(const MlaKernelChoice& c, int* smem, int* threads, int* p
 KernelFn select_for(const MlaDeviceArgs& a, const MlaKernelChoice& c, int* smem, int* threads,
                     int* per_sm) {
   if (c.version == 3 || c.version == 4) return mla_slice_kernel(a.dt, c, smem, threads, per_sm);
-  if (c.version == 5 || c.version == 6) {
+  if (c.version == 5 || c.version == 6 || c.version == 7) {
 #if defined(ATTNLAB_HAVE_SM90A)
-    return c.version == 5 ? mla_wgmma_kernel_for(a.dt, c, smem, threads, per_sm)
-                          : mla_wgmma_narrow_kernel_for(a.dt, c, smem, threads, per_sm);
+    return c.version == 5   ? mla_wgmma_kernel_for(a.dt, c, smem, threads, per_sm)
+           : c.version == 6 ? mla_wgmma_narrow_kernel_for(a.dt, c, smem, threads, per_sm)
+                            : mla_wgmma_fp8_kernel_for(a.dt, c, smem, threads, per_sm);
 #else
     throw attn::DeviceError("MLA decode v" + std::to_string(c.version) +
                             " (wgmma) is not built for this target (NVIDIA sm_90a only)");
@@ -563,7 +564,7 @@ void launch_with_plan(const MlaDeviceArgs& a, const Plan& pl) {
 bool mla_version_available(int version) {
   if (version == 1 || version == 3 || version == 4) return true;
 #if defined(ATTNLAB_HAVE_SM90A)
-  if (version == 5 || version == 6) return device_is_sm90();
+  if (version == 5 || version == 6 || version == 7) return device_is_sm90();
 #endif
   return false;
 }

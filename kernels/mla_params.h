@@ -67,5 +67,10 @@ MlaKernelFn mla_wgmma_kernel_for(attn::DType dt, const MlaKernelChoice& c, int* 
 // (32, 2), (32, 4). Throws as v5 does.
 MlaKernelFn mla_wgmma_narrow_kernel_for(attn::DType dt, const MlaKernelChoice& c,
                                         int* smem_bytes, int* threads, int* per_sm);
+// v7 (decode_mla_fp8_sm90a.hip): v6's transposed products for fp8 e4m3 caches, the cache kept
+// e4m3 in shared memory and converted to fp16 in registers for register-A wgmma; head_groups 1,
+// block_n 64, stages 2 or 3. Throws as v5 does.
+MlaKernelFn mla_wgmma_fp8_kernel_for(attn::DType dt, const MlaKernelChoice& c, int* smem_bytes,
+                                     int* threads, int* per_sm);
 
 }  // namespace kern

@@ -112,6 +112,21 @@ ATTNLAB_WG_SS_M64N16K16(Bf16, "bf16")
 ATTNLAB_WG_SS_M64N16K16(Fp16, "f16")
 #undef ATTNLAB_WG_SS_M64N16K16
 
+// m64n16k16 with A from registers (the mma.sync m16n8k16 A layout of the warp's 16 rows) and
+// B K-major from shared memory: MLA v7's products, whose A operands are e4m3 converted in
+// registers. A register written since the last fence() needs another fence() before the issue.
+#define ATTNLAB_WG_RS_M64N16K16(TAG, TY) \
+  __device__ __forceinline__ void mma_rs_m64n16k16(mo::TAG, float (&d)[8], const std::uint32_t (&a)[4], std::uint64_t b, int scale_d) { \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %13, 0;\n" \
+        "wgmma.mma_async.sync.aligned.m64n16k16.f32." TY "." TY " " \
+        "{%0, %1, %2, %3, %4, %5, %6, %7}, {%8, %9, %10, %11}, %12, p, 1, 1, 0;\n}\n" \
+        : ATTNLAB_WG_D8 \
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(scale_d)); \
+  }
+ATTNLAB_WG_RS_M64N16K16(Bf16, "bf16")
+ATTNLAB_WG_RS_M64N16K16(Fp16, "f16")
+#undef ATTNLAB_WG_RS_M64N16K16
+
 #define ATTNLAB_WG_SS_M64N64K16(TAG, TY) \
   template <int kTransB> \
   __device__ __forceinline__ void mma_ss_m64n64k16(mo::TAG, float (&d)[32], std::uint64_t a, std::uint64_t b, int scale_d) { \

@@ -222,6 +222,23 @@ int main(int argc, char** argv) {
         vars.push_back({"v6 n64 s2 sp" + std::to_string(sp), v});
       }
     }
+    // v7 (v6's products for fp8 caches, e4m3 converted in registers): both stage counts, and
+    // 2 stages with other split counts.
+    if (fp8 && mla_version_available(7)) {
+      for (int ns : {2, 3}) {
+        if (auto_choice.version == 7 && auto_choice.stages == ns) continue;
+        MlaKernelChoice v{1, 64, ns, 0};
+        v.version = 7;
+        v.combine = mla_plan(a, v).splits >= 8 ? 2 : 1;
+        vars.push_back({"v7 s" + std::to_string(ns), v});
+      }
+      for (int sp : {1, 2, 4}) {
+        MlaKernelChoice v{1, 64, 2, sp};
+        v.version = 7;
+        v.combine = 1;
+        vars.push_back({"v7 s2 sp" + std::to_string(sp), v});
+      }
+    }
     for (const auto& [label, v0] : vars) {
       const bool deflt = label == "auto";
       if (!deflt && label.find(var_filter) == std::string::npos) continue;

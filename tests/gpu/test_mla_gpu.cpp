@@ -333,3 +333,35 @@ TEST_CASE("MLA v6 (16 heads a CTA on wgmma, tokens as rows): tiles, dtypes, spli
   bad.head_groups = 2;
   CHECK(rejects(bad, 16, attn::DType::kBf16));
 }
+
+TEST_CASE("MLA v7 (fp8 cache on wgmma, e4m3 converted in registers): stages, splits and shapes match",
+          "[gpu][mla]") {
+  if (!have_gpu()) return;
+  if (!kern::mla_version_available(7)) {
+    WARN("MLA v7 skipped: it needs an sm_90a build and a compute capability 9.0 GPU");
+    return;
+  }
+  std::uint32_t seed = 37001;
+  for (int stages : {2, 3}) {
+    kern::MlaKernelChoice c = choice(7, 1, 64, stages);
+    for_each_split(c, [&](const kern::MlaKernelChoice& v) {
+      check_case({3, 1000, 16, attn::DType::kFp8, true}, seed++, &v);   // ragged, a zero len
+      check_case({2, 97, 9, attn::DType::kFp8, true}, seed++, &v);      // 7 padding heads
+      check_case({4, 54, 1, attn::DType::kFp8, true}, seed++, &v);
+      check_case({2, 49, 17, attn::DType::kFp8, false}, seed++, &v);    // two head tiles
+      check_case({2, 1, 3, attn::DType::kFp8, false}, seed++, &v);      // S = 1
+      check_case({1, 130, 63, attn::DType::kFp8, true}, seed++, &v);    // 4 head tiles, 1 short
+    });
+    c.splits = 0;
+    c.combine = 2;
+    check_case({2, 4096, 16, attn::DType::kFp8, true}, seed++, &c);
+    check_case({1, 70000, 16, attn::DType::kFp8, false}, seed++, &c);
+    check_case({1, 300, 128, attn::DType::kFp8, true}, seed++, &c);
+  }
+  kern::MlaKernelChoice bad = choice(7, 1, 32, 2);  // no such tile
+  CHECK(rejects(bad, 16, attn::DType::kFp8));
+  bad.block_n = 64;
+  CHECK(rejects(bad, 16, attn::DType::kBf16));  // fp8 caches only
+  bad.head_groups = 2;
+  CHECK(rejects(bad, 16, attn::DType::kFp8));
+}

@@ -1,0 +1,399 @@
+// MLA absorbed decode v7 on Hopper's warpgroup matrix instructions (wgmma) for fp8 e4m3
+// caches: up to 16 heads a CTA, tokens as the rows of both products as in v6, but the cache
+// stays e4m3 in shared memory and each A operand is converted to fp16 in registers on its way
+// to a register-A ("rs") wgmma. NVIDIA sm_90a only (CMakeLists.txt builds this file for that
+// target alone); bf16 q with an e4m3 cache (value = e4m3 * kv_scale).
+//
+// Shapes: q [B, H, 576] bf16, kv [B, S, 576] e4m3 bytes (keys = all 576 columns, values = the
+// first 512), out [B, H, 512] float32 (or the split partials of MlaParams).
+//
+// Why (NOTES.md, sessions 7-9): Hopper has no native e4m3 mma.sync, and wgmma takes e4m3 only
+// with both operands K-major in shared memory, which P V's values are not. v4 converts in
+// registers for mma.sync and is issue-bound (~280 conversions beside 136 mma a warp's 64-token
+// step); v6 with a conversion pass through shared memory was slower still (684 us for bs256
+// kv8192 against v4's 397). Here the conversion is the only extra work: one cvt.rn.f16x2.e4m3x2
+// per two values, read with conflict-free 8-byte loads, and one wgmma covers 64 tokens x 16
+// heads x 16. The blocks are half v6's size, so two CTAs fit an SM.
+#include "kernels/hip_compat.h"
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "attention/error.h"
+#include "kernels/gpu_check.h"
+#include "kernels/matrix_ops.h"
+#include "kernels/mla_launch.h"
+#include "kernels/mla_params.h"
+#if defined(ATTNLAB_HIP_ON_CUDA)
+#include "kernels/mla_wgmma.h"
+#endif
+
+namespace kern {
+
+#if defined(ATTNLAB_HIP_ON_CUDA)
+namespace {
+
+using namespace mla_wg;
+
+// ------------------------------------------------------------------------------------------
+// v7, CTA = (16-head tile, KV split, b), 256 threads; blocks of 64 tokens, kNS stages:
+//   S^T [64 tokens x 16] = K Q^T     m64n16k16, A = K rows converted in registers, B = Q (fp16,
+//                                    K-major, 128-byte swizzle, dims permuted as below)
+//   O^T [512 x 16]      += V^T P^T   m64n16k16, A = V^T converted in registers, B = P^T
+// WG0 computes S^T and the softmax (a head's max crosses its 4 warps through shared memory),
+// WG1 issues the KV copies; both then compute O^T over dims 256 wgi .. 256 wgi + 255.
+//
+// Shared memory: a block's rows are raw e4m3, 592 bytes apart (576 + 16: 148 words, so 8 rows
+// at one column start 20 banks apart and an 8-byte load of a warp reads 2 wavefronts, the
+// minimum for 256 bytes).
+// Q K^T's A fragment (lane g = lane / 4, c = lane % 4; rows g, g + 8 of the warp's 16 tokens):
+//   one 8-byte load of a token row at dims 32 u + 8 c .. + 7 holds k-steps 2 u and 2 u + 1:
+//   bytes 0-1 -> a0 (logical k 2c, 2c+1), bytes 2-3 -> a2 (logical k 2c+8, 2c+9) of step 2 u,
+//   bytes 4-7 the same of step 2 u + 1. So logical k (step kk = 2 u + v, index L) is physical
+//   dim 32 u + 8 c + 4 v + 2 (L / 8) + L % 2 with c = L % 8 / 2; Q is stored in that order.
+// P V's A fragment (V^T: rows are dims, k is tokens): the thread's rows 16 w + g + 8 h of the
+//   warpgroup's four 64-row tiles t are dims 256 wgi + 64 w + 8 g + 2 t + h, 8 consecutive
+//   bytes of a token row; four 8-byte loads (tokens 2c, 2c+1, 2c+8, 2c+9 of the k-step) and a
+//   byte permute a pair of registers give all 16 A registers of a k-step. The output rows
+//   are un-permuted in the epilogue (8 consecutive dims a head: two float4 stores).
+constexpr int kNHeads = 16;
+constexpr int kBN = 64;
+constexpr int kRow = kDk + 16;  // bytes between block rows in shared memory
+
+template <int kNS>
+struct Fp8Narrow {
+  static constexpr int kQTile = kNHeads * 128;      // one 64-column slice of Q (fp16)
+  static constexpr int kQ0 = 0;
+  static constexpr int kKV0 = kKTiles * kQTile;     // 18432
+  static constexpr int kStage = kBN * kRow;         // 37888
+  static constexpr int kP0 = kKV0 + kNS * kStage;
+  static constexpr int kRed0 = kP0 + kNHeads * 128;        // float [4 warps][16 heads]
+  static constexpr int kAlpha0 = kRed0 + 4 * kNHeads * 4;  // float [16]
+  static constexpr int kUnscale0 = kAlpha0 + kNHeads * 4;  // float [16]: 2^-e of each Q row
+  static constexpr int kState0 = kUnscale0 + kNHeads * 4;  // float2 [16]
+  static constexpr int kBytes = kState0 + kNHeads * 8 + 1024;  // + slack to align to 1024
+  static_assert(kStage % 1024 == 0 && kP0 % 1024 == 0, "v7 layout");
+  static_assert(kBytes <= 227 * 1024, "v7 shared memory");
+};
+
+__device__ __forceinline__ void bar_sync_wg0() { asm volatile("bar.sync 2, 128;\n" ::: "memory"); }
+
+__device__ __forceinline__ uint2 lds64(const unsigned char* p) {
+  return *reinterpret_cast<const uint2*>(p);
+}
+
+template <int kNS>
+__global__ void __launch_bounds__(kThreads, kNS == 2 ? 2 : 1) mla_wgmma_fp8_kernel(MlaParams p) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using L = Fp8Narrow<kNS>;
+  using T = mo::Fp16;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  unsigned char* smem = smem_raw + ((1024 - (wg::smem_addr(smem_raw) & 1023)) & 1023);
+  const int tid = threadIdx.x, wgi = tid / 128, warp = (tid / 32) % 4, lane = tid % 32;
+  const int g = lane / 4, c = lane % 4;
+  // Accumulator slots of m64n16 (both products): d[4 i + e] is row 16 warp + g + 8 (e / 2),
+  // column (head) 8 i + 2 c + e % 2. Head slot h = 2 i + e % 2 of this thread: head hd(h).
+  auto hd = [&](int h) { return 8 * (h >> 1) + 2 * c + (h & 1); };
+
+  const int tile = blockIdx.x % p.head_tiles;
+  const int rest = blockIdx.x / p.head_tiles;
+  const int split = rest % p.splits;
+  const std::int64_t b = rest / p.splits;
+  const int head0 = tile * kNHeads;
+  const std::int64_t len = p.lens ? std::min<std::int64_t>(p.lens[b], p.seq) : p.seq;
+  const std::int64_t t0 = split * p.split_len;
+  const std::int64_t t1 = std::min<std::int64_t>(len, t0 + p.split_len);
+  const int n_blocks = t1 > t0 ? static_cast<int>((t1 - t0 + kBN - 1) / kBN) : 0;
+
+  if (n_blocks == 0) {
+    mla_write_empty_split(p, b, head0, kNHeads, split, tid, kThreads);
+    return;
+  }
+
+  const unsigned char* kv_b = static_cast<const unsigned char*>(p.kv) + b * p.seq * kDk;
+  const std::uint16_t* q_b = static_cast<const std::uint16_t*>(p.q) + b * p.heads * kDk;
+  // Block j -> stage j % kNS by WG1: the block's rows are one contiguous run of 64 x 576 bytes
+  // in the cache, 2304 16-byte chunks, 18 a thread; rows past t1 are zero-filled.
+  auto issue = [&](int j) {
+    const std::int64_t tb = t0 + std::int64_t(j) * kBN;
+    const int nvalid = t1 - tb < kBN ? static_cast<int>(t1 - tb) : kBN;
+    unsigned char* dst = smem + L::kKV0 + (j % kNS) * L::kStage;
+    const unsigned char* src = kv_b + tb * kDk;
+    // The thread index read afresh, so that the 18 row numbers are not hoisted out of the
+    // block loop into registers (ptxas spilled at the 128-register bound of 2 CTAs an SM).
+    std::uint32_t t;
+    asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(t));
+    t -= 128;
+#pragma unroll
+    for (int m = 0; m < kBN * (kDk / 16) / 128; ++m) {
+      const std::uint32_t i = t + 128 * m, row = (i * 1821u) >> 16;  // i / 36 for i < 2304
+      const bool valid = static_cast<int>(row) < nvalid;
+      // row r's chunk i - 36 r lands at r * 592 + (i - 36 r) * 16 = 16 (i + r)
+      mo::copy16(dst + 16 * (i + row), valid ? src + std::size_t(i) * 16 : src, valid);
+    }
+  };
+  if (wgi == 1) issue(0);
+  mo::copy_commit();
+#pragma unroll
+  for (int j = 1; j < kNS - 1; ++j) {
+    if (wgi == 1 && j < n_blocks) issue(j);
+    mo::copy_commit();
+  }
+
+  // Q: 16 threads a head row. The bf16 row is scaled by 2^e into [2^14, 2^15) and stored as
+  // fp16 (exact for every element above 2^-29 of the row's max, as in v1 / v4); the softmax
+  // undoes 2^e with the score scale. Rows past H are zero.
+  {
+    const int row = tid / 16, sub = tid % 16;
+    const bool valid = head0 + row < p.heads;
+    const std::uint32_t* qw = reinterpret_cast<const std::uint32_t*>(q_b + (valid ? head0 + row : 0) * kDk);
+    std::uint32_t w[kDk / 32];
+    float amax = 0.f;
+#pragma unroll
+    for (int k = 0; k < kDk / 32; ++k) {
+      w[k] = valid ? qw[sub + 16 * k] : 0u;
+      amax = fmaxf(amax, fmaxf(fabsf(mo::bf16_to_float(w[k] & 0xffffu)), fabsf(mo::bf16_to_float(w[k] >> 16))));
+    }
+#pragma unroll
+    for (int off = 8; off > 0; off /= 2) amax = fmaxf(amax, ATTNLAB_SHFL_XOR(amax, off, 32));
+    int ex = 0;
+    if (amax > 0.f) (void)frexpf(amax, &ex);  // amax = m 2^ex, m in [0.5, 1)
+    const int e = amax > 0.f ? max(-100, min(100, 15 - ex)) : 0;
+    const float up = ldexpf(1.f, e);
+    if (sub == 0) reinterpret_cast<float*>(smem + L::kUnscale0)[row] = ldexpf(1.f, -e);
+#pragma unroll
+    for (int k = 0; k < kDk / 32; ++k) {
+      const int pd = 2 * (sub + 16 * k);  // physical dims pd, pd + 1 -> logical L, L + 1
+      const int kk = 2 * (pd >> 5) + ((pd >> 2) & 1);
+      const int l = 8 * ((pd >> 1) & 1) + 2 * ((pd >> 3) & 3);
+      const int byte = (kk & 3) * 32 + 2 * l;
+      *reinterpret_cast<std::uint32_t*>(smem + L::kQ0 + (kk >> 2) * L::kQTile + row * 128 +
+                                        (((byte >> 4) ^ (row & 7)) << 4) + (byte & 15)) =
+          mo::pack2<T>(mo::bf16_to_float(w[k] & 0xffffu) * up, mo::bf16_to_float(w[k] >> 16) * up);
+    }
+  }
+  wg::fence_async_smem();  // Q is read by wgmma
+  __syncthreads();
+
+  float o[4][8];  // O^T tiles t: dims 256 wgi + 64 warp + 8 g + 2 t + row half, heads as above
+#pragma unroll
+  for (int t = 0; t < 4; ++t)
+#pragma unroll
+    for (int i = 0; i < 8; ++i) o[t][i] = 0.f;
+  float m_run[4], l_run[4], sl2h[4];  // WG0, head slots; m_run is the CTA's (WG0 agrees)
+  const float sl2 = p.score_scale * 1.4426950408889634f;
+#pragma unroll
+  for (int h = 0; h < 4; ++h) {
+    m_run[h] = -INFINITY;
+    l_run[h] = 0.f;  // over this thread's tokens only; summed in the epilogue
+    sl2h[h] = sl2 * reinterpret_cast<const float*>(smem + L::kUnscale0)[hd(h)];
+  }
+  float* red_sh = reinterpret_cast<float*>(smem + L::kRed0);
+  float* alpha_sh = reinterpret_cast<float*>(smem + L::kAlpha0);
+  float2* state_sh = reinterpret_cast<float2*>(smem + L::kState0);
+  const std::uint32_t q_s = wg::smem_addr(smem + L::kQ0), p_s = wg::smem_addr(smem + L::kP0);
+  const int d0 = 256 * wgi + 64 * warp + 8 * g;  // this thread's first V^T dim
+
+  for (int j = 0; j < n_blocks; ++j) {
+    mo::copy_wait<kNS - 2>();
+    __syncthreads();  // block j landed; block j - 1's stage, P^T and red_sh are free
+    if (wgi == 1 && j + kNS - 1 < n_blocks) issue(j + kNS - 1);
+    mo::copy_commit();
+    const unsigned char* blk = smem + L::kKV0 + (j % kNS) * L::kStage;
+
+    float al[4];
+    if (wgi == 0) {
+      float s[8];
+      {
+        const unsigned char* k0 = blk + (16 * warp + g) * kRow + 8 * c;
+        const unsigned char* k1 = k0 + 8 * kRow;
+        // Groups of 4 k-steps (2 loads a row): convert, fence, issue; at most two in flight.
+#pragma unroll
+        for (int u = 0; u < kDk / 32; u += 2) {
+          std::uint32_t a[4][4];
+#pragma unroll
+          for (int v = 0; v < 2; ++v) {
+            const uint2 x = lds64(k0 + 32 * (u + v)), y = lds64(k1 + 32 * (u + v));
+            mo::e4m3x4_to_f16x4(x.x, a[2 * v][0], a[2 * v][2]);
+            mo::e4m3x4_to_f16x4(y.x, a[2 * v][1], a[2 * v][3]);
+            mo::e4m3x4_to_f16x4(x.y, a[2 * v + 1][0], a[2 * v + 1][2]);
+            mo::e4m3x4_to_f16x4(y.y, a[2 * v + 1][1], a[2 * v + 1][3]);
+          }
+          wg::fence();
+#pragma unroll
+          for (int q = 0; q < 4; ++q) {
+            const int kk = 2 * u + q;
+            wg::mma_rs_m64n16k16(T{}, s, a[q], wg::desc(q_s + (kk >> 2) * L::kQTile + (kk & 3) * 32, 16, 1024),
+                                 kk > 0);
+          }
+          wg::commit();
+          wg::wait<1>();
+        }
+        wg::wait<0>();
+        wg::pin(s);
+      }
+      // Online softmax over the block's tokens, log2 units, per head (column).
+      const std::int64_t tb = t0 + std::int64_t(j) * kBN;
+      float mx[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const int r = 16 * warp + g + 8 * ((i & 3) >> 1);
+        const int h = 2 * (i >> 2) + (i & 1);
+        const float x = tb + r < t1 ? s[i] * sl2h[h] : -INFINITY;
+        s[i] = x;
+        mx[h] = fmaxf(mx[h], x);
+      }
+#pragma unroll
+      for (int h = 0; h < 4; ++h) {
+        mx[h] = fmaxf(mx[h], ATTNLAB_SHFL_XOR(mx[h], 4, 32));
+        mx[h] = fmaxf(mx[h], ATTNLAB_SHFL_XOR(mx[h], 8, 32));
+        mx[h] = fmaxf(mx[h], ATTNLAB_SHFL_XOR(mx[h], 16, 32));
+        if (g == 0) red_sh[warp * kNHeads + hd(h)] = mx[h];
+      }
+      bar_sync_wg0();
+#pragma unroll
+      for (int h = 0; h < 4; ++h) {
+        const float bm = fmaxf(fmaxf(red_sh[hd(h)], red_sh[kNHeads + hd(h)]),
+                               fmaxf(red_sh[2 * kNHeads + hd(h)], red_sh[3 * kNHeads + hd(h)]));
+        const float mn = fmaxf(m_run[h], bm);  // finite: token tb is valid
+        al[h] = wg::exp2_ftz(m_run[h] - mn);
+        m_run[h] = mn;
+        l_run[h] *= al[h];
+      }
+      // P^T [16 heads][64 tokens], K-major, 128-byte swizzle; this thread's tokens r, r + 8.
+#pragma unroll
+      for (int i = 0; i < 8; i += 4) {  // s[i + e] and s[i + e + 2]: one head's two tokens
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int h = 2 * (i >> 2) + e, head = hd(h), r = 16 * warp + g;
+          const float p0 = wg::exp2_ftz(s[i + e] - m_run[h]), p1 = wg::exp2_ftz(s[i + e + 2] - m_run[h]);
+          l_run[h] += p0 + p1;
+          const std::uint32_t pk = mo::pack2<T>(p0, p1);
+          unsigned char* prow = smem + L::kP0 + head * 128 + (r & 7) * 2;
+          *reinterpret_cast<std::uint16_t*>(prow + (((r >> 3) ^ (head & 7)) << 4)) =
+              static_cast<std::uint16_t>(pk);
+          *reinterpret_cast<std::uint16_t*>(prow + ((((r >> 3) + 1) ^ (head & 7)) << 4)) =
+              static_cast<std::uint16_t>(pk >> 16);
+        }
+      }
+      if (warp == 0 && g == 0)
+#pragma unroll
+        for (int h = 0; h < 4; ++h) alpha_sh[hd(h)] = al[h];
+      wg::fence_async_smem();  // P^T is read by both warpgroups' wgmma
+    }
+    bar_sync_p();  // P^T and alpha of block j are in shared memory
+    if (wgi == 1)
+#pragma unroll
+      for (int h = 0; h < 4; ++h) al[h] = alpha_sh[hd(h)];
+    if (__any_sync(0xffffffffu, al[0] != 1.f || al[1] != 1.f || al[2] != 1.f || al[3] != 1.f)) {
+#pragma unroll
+      for (int t = 0; t < 4; ++t)
+#pragma unroll
+        for (int i = 0; i < 8; ++i) o[t][i] *= al[2 * (i >> 2) + (i & 1)];
+    }
+    // O^T += V^T P^T, a k-step of 16 tokens at a time.
+#pragma unroll
+    for (int kk = 0; kk < kBN / 16; ++kk) {
+      const unsigned char* vr = blk + (16 * kk + 2 * c) * kRow + d0;
+      const uint2 x0 = lds64(vr), x1 = lds64(vr + kRow), x2 = lds64(vr + 8 * kRow), x3 = lds64(vr + 9 * kRow);
+      std::uint32_t a[4][4];
+#pragma unroll
+      for (int t = 0; t < 4; ++t) {
+        // dims d0 + 2t (row half 0) and d0 + 2t + 1 (half 1): bytes 2 (t % 2), + 1 of word t / 2
+        const unsigned sel = (t & 1) ? 0x7362u : 0x5140u;
+        const std::uint32_t p01 = __byte_perm(t < 2 ? x0.x : x0.y, t < 2 ? x1.x : x1.y, sel);
+        const std::uint32_t p89 = __byte_perm(t < 2 ? x2.x : x2.y, t < 2 ? x3.x : x3.y, sel);
+        mo::e4m3x4_to_f16x4(p01, a[t][0], a[t][1]);  // tokens 2c, 2c+1 of dims 2t, 2t+1
+        mo::e4m3x4_to_f16x4(p89, a[t][2], a[t][3]);  // tokens 2c+8, 2c+9
+      }
+      wg::fence();
+#pragma unroll
+      for (int t = 0; t < 4; ++t)
+        wg::mma_rs_m64n16k16(T{}, o[t], a[t], wg::desc(p_s + kk * 32, 16, 1024), 1);
+      wg::commit();
+      wg::wait<1>();
+    }
+    wg::wait<0>();
+#pragma unroll
+    for (int t = 0; t < 4; ++t) wg::pin(o[t]);
+  }
+
+  // Epilogue: the heads' (max, sum) to shared memory (WG0), then each thread its 8 dims a head.
+  if (wgi == 0) {
+#pragma unroll
+    for (int h = 0; h < 4; ++h) {
+      l_run[h] += ATTNLAB_SHFL_XOR(l_run[h], 4, 32);
+      l_run[h] += ATTNLAB_SHFL_XOR(l_run[h], 8, 32);
+      l_run[h] += ATTNLAB_SHFL_XOR(l_run[h], 16, 32);
+      if (g == 0) red_sh[warp * kNHeads + hd(h)] = l_run[h];  // the loop's reads are done
+    }
+    bar_sync_wg0();
+    if (warp == 0 && g == 0)
+#pragma unroll
+      for (int h = 0; h < 4; ++h)
+        state_sh[hd(h)] = make_float2(m_run[h] * 0.6931471805599453f,
+                                      red_sh[hd(h)] + red_sh[kNHeads + hd(h)] +
+                                          red_sh[2 * kNHeads + hd(h)] + red_sh[3 * kNHeads + hd(h)]);
+  }
+  __syncthreads();
+  if (p.splits > 1 && tid < kNHeads && head0 + tid < p.heads)
+    p.part_state[(b * p.heads + head0 + tid) * p.splits + split] = state_sh[tid];
+#pragma unroll
+  for (int h = 0; h < 4; ++h) {
+    const int head = head0 + hd(h);
+    if (head >= p.heads) continue;
+    const float2 st = state_sh[hd(h)];
+    const std::int64_t bh = b * p.heads + head;
+    const float mul = p.splits == 1 ? (st.y > 0.f ? p.out_scale / st.y : 0.f) : p.out_scale;
+    float* dst = p.splits == 1 ? p.out + bh * kDl : p.part_acc + (bh * p.splits + split) * kDl;
+    float v[8];  // dims d0 + 2 t + e2
+#pragma unroll
+    for (int t = 0; t < 4; ++t)
+#pragma unroll
+      for (int e2 = 0; e2 < 2; ++e2) v[2 * t + e2] = o[t][4 * (h >> 1) + 2 * e2 + (h & 1)] * mul;
+    reinterpret_cast<float4*>(dst + d0)[0] = make_float4(v[0], v[1], v[2], v[3]);
+    reinterpret_cast<float4*>(dst + d0)[1] = make_float4(v[4], v[5], v[6], v[7]);
+  }
+#else
+  __trap();  // built only for sm_90a; the host never launches it elsewhere
+#endif
+}
+
+template <int kNS>
+MlaKernelFn prepared_fp8(int* smem_bytes, int* threads, int* per_sm) {
+  constexpr int kBytes = Fp8Narrow<kNS>::kBytes;
+  MlaKernelFn fn = mla_wgmma_fp8_kernel<kNS>;
+  static const int occupancy = [&] {  // once per instantiation
+    HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(fn),
+                                  hipFuncAttributeMaxDynamicSharedMemorySize, kBytes));
+    int n = 0;
+    HIP_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&n, fn, kThreads, kBytes));
+    return n;
+  }();
+  *smem_bytes = kBytes;
+  *threads = kThreads;
+  *per_sm = occupancy;
+  return fn;
+}
+
+}  // namespace
+
+MlaKernelFn mla_wgmma_fp8_kernel_for(attn::DType dt, const MlaKernelChoice& c, int* smem_bytes,
+                                     int* threads, int* per_sm) {
+  if (dt != attn::DType::kFp8)
+    throw attn::DeviceError("MLA decode v7: dtype " + std::string(attn::dtype_name(dt)) +
+                            " is not supported (fp8 e4m3 caches)");
+  if (!device_is_sm90())
+    throw attn::DeviceError("MLA decode v7 needs a compute capability 9.0 GPU (H100 / H200)");
+  if (c.head_groups == 1 && c.block_n == 64 && c.stages == 2) return prepared_fp8<2>(smem_bytes, threads, per_sm);
+  if (c.head_groups == 1 && c.block_n == 64 && c.stages == 3) return prepared_fp8<3>(smem_bytes, threads, per_sm);
+  throw attn::DeviceError("MLA decode v7: no kernel for head_groups " + std::to_string(c.head_groups) +
+                          ", block_n " + std::to_string(c.block_n) + ", stages " +
+                          std::to_string(c.stages) +
+                          " (v7 has head_groups 1 with block_n 64 and stages 2 or 3)");
+}
+
+#endif  // ATTNLAB_HIP_ON_CUDA
+
+}  // namespace kern
