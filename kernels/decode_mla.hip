@@ -545,7 +545,7 @@ void launch_with_plan(const MlaDeviceArgs& a, const Plan& pl) {
   const bool fp8 = a.dt == attn::DType::kFp8;
   p.score_scale = a.scale * (fp8 ? a.kv_scale : 1.0f);
   p.out_scale = fp8 ? a.kv_scale : 1.0f;
-  if (pl.k.version == 5 || pl.k.version == 6)
+  if (pl.k.version >= 5)
     if (const char* e = std::getenv("ATTNLAB_MLA_PROBE")) p.probe = std::atoi(e);
   const std::int64_t ctas = a.batch * pl.head_tiles * pl.k.splits;
   if (ctas > std::numeric_limits<int>::max())

@@ -38,42 +38,48 @@ using namespace mla_wg;
 
 // ------------------------------------------------------------------------------------------
 // v7, CTA = (16-head tile, KV split, b), 256 threads; blocks of 64 tokens, kNS stages:
-//   S^T [64 tokens x 16] = K Q^T     m64n16k16, A = K rows converted in registers, B = Q (fp16,
-//                                    K-major, 128-byte swizzle, dims permuted as below)
-//   O^T [512 x 16]      += V^T P^T   m64n16k16, A = V^T converted in registers, B = P^T
+//   S^T [64 tokens x 32] = K [Qhi; Qlo]^T   m64n32k32 e4m3 x e4m3, both operands K-major in
+//                                         shared memory as the cache stores them (no conversion)
+//   O^T [512 x 16]      += V^T P^T          m64n16k16 fp16, A = V^T converted in registers
+// Q (bf16) is scaled by 2^e a head into [128, 256) and split into two e4m3 terms, Qhi = e4m3(q)
+// and Qlo = e4m3(q - Qhi): |q - Qhi - Qlo| <= 2^-8 |q| (or 2^-10 absolute, below 2^-17 of the
+// row's max), about bf16's own rounding of q. The 32 columns of S^T are the 16 heads' hi and lo
+// parts, which the same thread holds (columns n and n + 16), so a head's score is one add.
 // WG0 computes S^T and the softmax (a head's max crosses its 4 warps through shared memory),
 // WG1 issues the KV copies; both then compute O^T over dims 256 wgi .. 256 wgi + 255.
 //
-// Shared memory: a block's rows are raw e4m3, 592 bytes apart (576 + 16: 148 words, so 8 rows
-// at one column start 20 banks apart and an 8-byte load of a warp reads 2 wavefronts, the
-// minimum for 256 bytes).
-// Q K^T's A fragment (lane g = lane / 4, c = lane % 4; rows g, g + 8 of the warp's 16 tokens):
-//   one 8-byte load of a token row at dims 32 u + 8 c .. + 7 holds k-steps 2 u and 2 u + 1:
-//   bytes 0-1 -> a0 (logical k 2c, 2c+1), bytes 2-3 -> a2 (logical k 2c+8, 2c+9) of step 2 u,
-//   bytes 4-7 the same of step 2 u + 1. So logical k (step kk = 2 u + v, index L) is physical
-//   dim 32 u + 8 c + 4 v + 2 (L / 8) + L % 2 with c = L % 8 / 2; Q is stored in that order.
+// Shared memory, e4m3 operands (the block and Q): wgmma's 64-byte-swizzle K-major layout, 9
+// column slices of 64 bytes, a slice's rows 64 bytes apart, 16-byte chunk q of row r at chunk
+// q ^ (r / 2 % 4) (fp8_offset). (The no-swizzle layout, core matrices 144 bytes apart, ran
+// bs256 kv8192 at 580 us: wgmma reads it slowly.)
 // P V's A fragment (V^T: rows are dims, k is tokens): the thread's rows 16 w + g + 8 h of the
 //   warpgroup's four 64-row tiles t are dims 256 wgi + 64 w + 8 g + 2 t + h, 8 consecutive
 //   bytes of a token row; four 8-byte loads (tokens 2c, 2c+1, 2c+8, 2c+9 of the k-step) and a
-//   byte permute a pair of registers give all 16 A registers of a k-step. The output rows
-//   are un-permuted in the epilogue (8 consecutive dims a head: two float4 stores).
+//   byte permute a pair of registers give all 16 A registers of a k-step. Lanes with c odd
+//   load the odd token first, so that each load's lanes cover both 64-byte bank halves (2
+//   wavefronts per 256 bytes, the minimum); the permute's selector undoes the swap. The output
+//   rows are un-permuted in the epilogue (8 consecutive dims a head: two float4 stores).
 constexpr int kNHeads = 16;
 constexpr int kBN = 64;
-constexpr int kRow = kDk + 16;  // bytes between block rows in shared memory
+
+// Byte of (row, col) in a 64-byte-swizzle operand of kRows rows (slices kRows x 64 bytes).
+template <int kRows>
+__device__ __forceinline__ int fp8_offset(int row, int col) {
+  return (col >> 6) * (kRows * 64) + row * 64 + ((((col >> 4) & 3) ^ ((row >> 1) & 3)) << 4) + (col & 15);
+}
 
 template <int kNS>
 struct Fp8Narrow {
-  static constexpr int kQTile = kNHeads * 128;      // one 64-column slice of Q (fp16)
-  static constexpr int kQ0 = 0;
-  static constexpr int kKV0 = kKTiles * kQTile;     // 18432
-  static constexpr int kStage = kBN * kRow;         // 37888
-  static constexpr int kP0 = kKV0 + kNS * kStage;
-  static constexpr int kRed0 = kP0 + kNHeads * 128;        // float [4 warps][16 heads]
+  static constexpr int kP0 = 0;                          // P^T fp16, 128-byte swizzle
+  static constexpr int kQ0 = kP0 + kNHeads * 128;        // [Qhi; Qlo] e4m3, 32 rows
+  static constexpr int kKV0 = kQ0 + 2 * kNHeads * kDk;   // 20480
+  static constexpr int kStage = kBN * kDk;               // 36864
+  static constexpr int kRed0 = kKV0 + kNS * kStage;        // float [4 warps][16 heads]
   static constexpr int kAlpha0 = kRed0 + 4 * kNHeads * 4;  // float [16]
   static constexpr int kUnscale0 = kAlpha0 + kNHeads * 4;  // float [16]: 2^-e of each Q row
   static constexpr int kState0 = kUnscale0 + kNHeads * 4;  // float2 [16]
   static constexpr int kBytes = kState0 + kNHeads * 8 + 1024;  // + slack to align to 1024
-  static_assert(kStage % 1024 == 0 && kP0 % 1024 == 0, "v7 layout");
+  static_assert(kQ0 % 1024 == 0 && kKV0 % 1024 == 0 && kStage % 1024 == 0, "v7 layout");
   static_assert(kBytes <= 227 * 1024, "v7 shared memory");
 };
 
@@ -81,6 +87,34 @@ __device__ __forceinline__ void bar_sync_wg0() { asm volatile("bar.sync 2, 128;\
 
 __device__ __forceinline__ uint2 lds64(const unsigned char* p) {
   return *reinterpret_cast<const uint2*>(p);
+}
+// Descriptor of a 64-byte-swizzle K-major operand (layout type 2): 8-row groups 512 bytes apart.
+__device__ __forceinline__ std::uint64_t desc_sw64(std::uint32_t addr) {
+  return std::uint64_t((addr & 0x3ffff) >> 4) | (std::uint64_t(1) << 16) | (std::uint64_t(512 >> 4) << 32) |
+         (std::uint64_t(2) << 62);
+}
+// d (+)= A B, m64n32k32, e4m3 x e4m3 -> f32, both K-major descriptors.
+__device__ __forceinline__ void mma_e4m3_m64n32k32(float (&d)[16], std::uint64_t a, std::uint64_t b, int scale_d) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n32k32.f32.e4m3.e4m3 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, 1, 1;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+      : "l"(a), "l"(b), "r"(scale_d));
+}
+// Two floats -> two e4m3 (round to nearest, saturating), lo in the low byte.
+__device__ __forceinline__ std::uint16_t to_e4m3x2(float lo, float hi) {
+  std::uint16_t r;
+  asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;\n" : "=h"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+__device__ __forceinline__ float2 from_e4m3x2(std::uint16_t x) {
+  float a, b;
+  asm("{\n .reg .b32 h;\n .reg .b16 u, v;\n cvt.rn.f16x2.e4m3x2 h, %2;\n mov.b32 {u, v}, h;\n"
+      " cvt.f32.f16 %0, u;\n cvt.f32.f16 %1, v;\n}\n"
+      : "=f"(a), "=f"(b)
+      : "h"(x));
+  return make_float2(a, b);
 }
 
 template <int kNS>
@@ -120,7 +154,7 @@ __global__ void __launch_bounds__(kThreads, kNS == 2 ? 2 : 1) mla_wgmma_fp8_kern
     const int nvalid = t1 - tb < kBN ? static_cast<int>(t1 - tb) : kBN;
     unsigned char* dst = smem + L::kKV0 + (j % kNS) * L::kStage;
     const unsigned char* src = kv_b + tb * kDk;
-    // The thread index read afresh, so that the 18 row numbers are not hoisted out of the
+    // The thread index read afresh, so that the 18 destinations are not hoisted out of the
     // block loop into registers (ptxas spilled at the 128-register bound of 2 CTAs an SM).
     std::uint32_t t;
     asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(t));
@@ -129,8 +163,7 @@ __global__ void __launch_bounds__(kThreads, kNS == 2 ? 2 : 1) mla_wgmma_fp8_kern
     for (int m = 0; m < kBN * (kDk / 16) / 128; ++m) {
       const std::uint32_t i = t + 128 * m, row = (i * 1821u) >> 16;  // i / 36 for i < 2304
       const bool valid = static_cast<int>(row) < nvalid;
-      // row r's chunk i - 36 r lands at r * 592 + (i - 36 r) * 16 = 16 (i + r)
-      mo::copy16(dst + 16 * (i + row), valid ? src + std::size_t(i) * 16 : src, valid);
+      mo::copy16(dst + fp8_offset<kBN>(row, 16 * (i - 36 * row)), valid ? src + std::size_t(i) * 16 : src, valid);
     }
   };
   if (wgi == 1) issue(0);
@@ -141,9 +174,8 @@ __global__ void __launch_bounds__(kThreads, kNS == 2 ? 2 : 1) mla_wgmma_fp8_kern
     mo::copy_commit();
   }
 
-  // Q: 16 threads a head row. The bf16 row is scaled by 2^e into [2^14, 2^15) and stored as
-  // fp16 (exact for every element above 2^-29 of the row's max, as in v1 / v4); the softmax
-  // undoes 2^e with the score scale. Rows past H are zero.
+  // Q: 16 threads a head row: scaled by 2^e into [128, 256), then Qhi (row h) and Qlo (row
+  // 16 + h) in e4m3; the softmax undoes 2^e with the score scale. Rows past H are zero.
   {
     const int row = tid / 16, sub = tid % 16;
     const bool valid = head0 + row < p.heads;
@@ -159,18 +191,18 @@ __global__ void __launch_bounds__(kThreads, kNS == 2 ? 2 : 1) mla_wgmma_fp8_kern
     for (int off = 8; off > 0; off /= 2) amax = fmaxf(amax, ATTNLAB_SHFL_XOR(amax, off, 32));
     int ex = 0;
     if (amax > 0.f) (void)frexpf(amax, &ex);  // amax = m 2^ex, m in [0.5, 1)
-    const int e = amax > 0.f ? max(-100, min(100, 15 - ex)) : 0;
+    const int e = amax > 0.f ? max(-120, min(120, 8 - ex)) : 0;
     const float up = ldexpf(1.f, e);
     if (sub == 0) reinterpret_cast<float*>(smem + L::kUnscale0)[row] = ldexpf(1.f, -e);
 #pragma unroll
     for (int k = 0; k < kDk / 32; ++k) {
-      const int pd = 2 * (sub + 16 * k);  // physical dims pd, pd + 1 -> logical L, L + 1
-      const int kk = 2 * (pd >> 5) + ((pd >> 2) & 1);
-      const int l = 8 * ((pd >> 1) & 1) + 2 * ((pd >> 3) & 3);
-      const int byte = (kk & 3) * 32 + 2 * l;
-      *reinterpret_cast<std::uint32_t*>(smem + L::kQ0 + (kk >> 2) * L::kQTile + row * 128 +
-                                        (((byte >> 4) ^ (row & 7)) << 4) + (byte & 15)) =
-          mo::pack2<T>(mo::bf16_to_float(w[k] & 0xffffu) * up, mo::bf16_to_float(w[k] >> 16) * up);
+      const int d = 2 * (sub + 16 * k);
+      const float x0 = mo::bf16_to_float(w[k] & 0xffffu) * up, x1 = mo::bf16_to_float(w[k] >> 16) * up;
+      const std::uint16_t hi = to_e4m3x2(x0, x1);
+      const float2 h = from_e4m3x2(hi);
+      *reinterpret_cast<std::uint16_t*>(smem + L::kQ0 + fp8_offset<2 * kNHeads>(row, d)) = hi;
+      *reinterpret_cast<std::uint16_t*>(smem + L::kQ0 + fp8_offset<2 * kNHeads>(16 + row, d)) =
+          to_e4m3x2(x0 - h.x, x1 - h.y);
     }
   }
   wg::fence_async_smem();  // Q is read by wgmma
@@ -194,44 +226,38 @@ __global__ void __launch_bounds__(kThreads, kNS == 2 ? 2 : 1) mla_wgmma_fp8_kern
   float2* state_sh = reinterpret_cast<float2*>(smem + L::kState0);
   const std::uint32_t q_s = wg::smem_addr(smem + L::kQ0), p_s = wg::smem_addr(smem + L::kP0);
   const int d0 = 256 * wgi + 64 * warp + 8 * g;  // this thread's first V^T dim
+  // V^T loads: token 2c + c % 2 of k-step 0 at v_off; its pair partner v_pair bytes away; the
+  // swizzle term ((token / 2) % 4 = c) is the same for all four tokens of every k-step.
+  const int v_off = fp8_offset<kBN>(2 * c + (c & 1), d0), v_pair = c & 1 ? -64 : 64;
+  const unsigned sel_even = c & 1 ? 0x1504u : 0x5140u, sel_odd = c & 1 ? 0x3726u : 0x7362u;
 
   for (int j = 0; j < n_blocks; ++j) {
     mo::copy_wait<kNS - 2>();
+    wg::fence_async_smem();
     __syncthreads();  // block j landed; block j - 1's stage, P^T and red_sh are free
-    if (wgi == 1 && j + kNS - 1 < n_blocks) issue(j + kNS - 1);
+    if (wgi == 1 && j + kNS - 1 < n_blocks && !(p.probe & 4)) issue(j + kNS - 1);
     mo::copy_commit();
     const unsigned char* blk = smem + L::kKV0 + (j % kNS) * L::kStage;
 
     float al[4];
     if (wgi == 0) {
       float s[8];
-      {
-        const unsigned char* k0 = blk + (16 * warp + g) * kRow + 8 * c;
-        const unsigned char* k1 = k0 + 8 * kRow;
-        // Groups of 4 k-steps (2 loads a row): convert, fence, issue; at most two in flight.
+      if (p.probe & 1) {
 #pragma unroll
-        for (int u = 0; u < kDk / 32; u += 2) {
-          std::uint32_t a[4][4];
+        for (int i = 0; i < 8; ++i) s[i] = 0.f;
+      } else {
+        float s2[16];  // columns 0..15: Qhi, 16..31: Qlo
+        const std::uint32_t kv_s = wg::smem_addr(blk);
+        wg::fence();
 #pragma unroll
-          for (int v = 0; v < 2; ++v) {
-            const uint2 x = lds64(k0 + 32 * (u + v)), y = lds64(k1 + 32 * (u + v));
-            mo::e4m3x4_to_f16x4(x.x, a[2 * v][0], a[2 * v][2]);
-            mo::e4m3x4_to_f16x4(y.x, a[2 * v][1], a[2 * v][3]);
-            mo::e4m3x4_to_f16x4(x.y, a[2 * v + 1][0], a[2 * v + 1][2]);
-            mo::e4m3x4_to_f16x4(y.y, a[2 * v + 1][1], a[2 * v + 1][3]);
-          }
-          wg::fence();
-#pragma unroll
-          for (int q = 0; q < 4; ++q) {
-            const int kk = 2 * u + q;
-            wg::mma_rs_m64n16k16(T{}, s, a[q], wg::desc(q_s + (kk >> 2) * L::kQTile + (kk & 3) * 32, 16, 1024),
-                                 kk > 0);
-          }
-          wg::commit();
-          wg::wait<1>();
-        }
+        for (int kk = 0; kk < kDk / 32; ++kk)
+          mma_e4m3_m64n32k32(s2, desc_sw64(kv_s + (kk >> 1) * kBN * 64 + (kk & 1) * 32),
+                             desc_sw64(q_s + (kk >> 1) * 2 * kNHeads * 64 + (kk & 1) * 32), kk > 0);
+        wg::commit();
         wg::wait<0>();
-        wg::pin(s);
+        wg::pin(s2);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) s[i] = s2[i] + s2[i + 8];
       }
       // Online softmax over the block's tokens, log2 units, per head (column).
       const std::int64_t tb = t0 + std::int64_t(j) * kBN;
@@ -293,15 +319,17 @@ __global__ void __launch_bounds__(kThreads, kNS == 2 ? 2 : 1) mla_wgmma_fp8_kern
         for (int i = 0; i < 8; ++i) o[t][i] *= al[2 * (i >> 2) + (i & 1)];
     }
     // O^T += V^T P^T, a k-step of 16 tokens at a time.
+    if (!(p.probe & 2)) {
 #pragma unroll
     for (int kk = 0; kk < kBN / 16; ++kk) {
-      const unsigned char* vr = blk + (16 * kk + 2 * c) * kRow + d0;
-      const uint2 x0 = lds64(vr), x1 = lds64(vr + kRow), x2 = lds64(vr + 8 * kRow), x3 = lds64(vr + 9 * kRow);
+      // tokens 2c + odd, 2c + !odd, and the same + 8 (odd = c % 2: the swapped pair)
+      const unsigned char* vr = blk + v_off + kk * 16 * 64;
+      const uint2 x0 = lds64(vr), x1 = lds64(vr + v_pair), x2 = lds64(vr + 8 * 64), x3 = lds64(vr + 8 * 64 + v_pair);
       std::uint32_t a[4][4];
 #pragma unroll
       for (int t = 0; t < 4; ++t) {
         // dims d0 + 2t (row half 0) and d0 + 2t + 1 (half 1): bytes 2 (t % 2), + 1 of word t / 2
-        const unsigned sel = (t & 1) ? 0x7362u : 0x5140u;
+        const unsigned sel = (t & 1) ? sel_odd : sel_even;
         const std::uint32_t p01 = __byte_perm(t < 2 ? x0.x : x0.y, t < 2 ? x1.x : x1.y, sel);
         const std::uint32_t p89 = __byte_perm(t < 2 ? x2.x : x2.y, t < 2 ? x3.x : x3.y, sel);
         mo::e4m3x4_to_f16x4(p01, a[t][0], a[t][1]);  // tokens 2c, 2c+1 of dims 2t, 2t+1
@@ -317,6 +345,7 @@ __global__ void __launch_bounds__(kThreads, kNS == 2 ? 2 : 1) mla_wgmma_fp8_kern
     wg::wait<0>();
 #pragma unroll
     for (int t = 0; t < 4; ++t) wg::pin(o[t]);
+    }
   }
 
   // Epilogue: the heads' (max, sum) to shared memory (WG0), then each thread its 8 dims a head.
