@@ -147,23 +147,24 @@ __global__ void __launch_bounds__(kThreads, kNS == 2 ? 2 : 1) mla_wgmma_fp8_kern
 
   const unsigned char* kv_b = static_cast<const unsigned char*>(p.kv) + b * p.seq * kDk;
   const std::uint16_t* q_b = static_cast<const std::uint16_t*>(p.q) + b * p.heads * kDk;
-  // Block j -> stage j % kNS by WG1: the block's rows are one contiguous run of 64 x 576 bytes
-  // in the cache, 2304 16-byte chunks, 18 a thread; rows past t1 are zero-filled.
+  // Block j -> stage j % kNS by WG1 (rows past t1 zero-filled): thread t copies chunk t % 4 of
+  // every 64-byte slice of rows t / 4 and t / 4 + 32, 18 copies whose source and destination
+  // are a per-thread base plus a constant (both rows share the swizzle term). A warp
+  // instruction reads 8 rows x 64 bytes; the 9 slices complete each row's 576 bytes.
+  const int c_row = (tid - 128) / 4, c_q = (tid - 128) % 4;
+  const int c_dst = c_row * 64 + ((c_q ^ ((c_row >> 1) & 3)) << 4), c_src = c_row * kDk + c_q * 16;
   auto issue = [&](int j) {
     const std::int64_t tb = t0 + std::int64_t(j) * kBN;
     const int nvalid = t1 - tb < kBN ? static_cast<int>(t1 - tb) : kBN;
-    unsigned char* dst = smem + L::kKV0 + (j % kNS) * L::kStage;
+    unsigned char* dst = smem + L::kKV0 + (j % kNS) * L::kStage + c_dst;
     const unsigned char* src = kv_b + tb * kDk;
-    // The thread index read afresh, so that the 18 destinations are not hoisted out of the
-    // block loop into registers (ptxas spilled at the 128-register bound of 2 CTAs an SM).
-    std::uint32_t t;
-    asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(t));
-    t -= 128;
 #pragma unroll
-    for (int m = 0; m < kBN * (kDk / 16) / 128; ++m) {
-      const std::uint32_t i = t + 128 * m, row = (i * 1821u) >> 16;  // i / 36 for i < 2304
-      const bool valid = static_cast<int>(row) < nvalid;
-      mo::copy16(dst + fp8_offset<kBN>(row, 16 * (i - 36 * row)), valid ? src + std::size_t(i) * 16 : src, valid);
+    for (int half = 0; half < 2; ++half) {
+      const bool valid = c_row + 32 * half < nvalid;
+      const unsigned char* s0 = valid ? src + c_src + 32 * half * kDk : src;
+#pragma unroll
+      for (int sl = 0; sl < kDk / 64; ++sl)
+        mo::copy16(dst + sl * kBN * 64 + half * 32 * 64, s0 + sl * 64, valid);
     }
   };
   if (wgi == 1) issue(0);
@@ -246,18 +247,24 @@ __global__ void __launch_bounds__(kThreads, kNS == 2 ? 2 : 1) mla_wgmma_fp8_kern
 #pragma unroll
         for (int i = 0; i < 8; ++i) s[i] = 0.f;
       } else {
-        float s2[16];  // columns 0..15: Qhi, 16..31: Qlo
+        // Two accumulator chains (even and odd k-steps), so that the tensor core need not wait
+        // for one product before the next. Columns 0..15: Qhi, 16..31: Qlo.
+        float s2[16], s3[16];
         const std::uint32_t kv_s = wg::smem_addr(blk);
         wg::fence();
 #pragma unroll
-        for (int kk = 0; kk < kDk / 32; ++kk)
-          mma_e4m3_m64n32k32(s2, desc_sw64(kv_s + (kk >> 1) * kBN * 64 + (kk & 1) * 32),
-                             desc_sw64(q_s + (kk >> 1) * 2 * kNHeads * 64 + (kk & 1) * 32), kk > 0);
+        for (int kk = 0; kk < kDk / 32; kk += 2) {
+          mma_e4m3_m64n32k32(s2, desc_sw64(kv_s + (kk >> 1) * kBN * 64),
+                             desc_sw64(q_s + (kk >> 1) * 2 * kNHeads * 64), kk > 0);
+          mma_e4m3_m64n32k32(s3, desc_sw64(kv_s + (kk >> 1) * kBN * 64 + 32),
+                             desc_sw64(q_s + (kk >> 1) * 2 * kNHeads * 64 + 32), kk > 0);
+        }
         wg::commit();
         wg::wait<0>();
         wg::pin(s2);
+        wg::pin(s3);
 #pragma unroll
-        for (int i = 0; i < 8; ++i) s[i] = s2[i] + s2[i + 8];
+        for (int i = 0; i < 8; ++i) s[i] = (s2[i] + s3[i]) + (s2[i + 8] + s3[i + 8]);
       }
       // Online softmax over the block's tokens, log2 units, per head (column).
       const std::int64_t tb = t0 + std::int64_t(j) * kBN;
