@@ -27,8 +27,10 @@
 //   v5 (decode_mla_wgmma_sm90a.hip): 64 heads a CTA on Hopper's wgmma, 16-bit caches.
 //   v6 (decode_mla_narrow_sm90a.hip): <= 16 heads a CTA on wgmma with the tokens as the 64 rows (S^T = K Q^T,
 //      O^T = V^T P^T), 16-bit caches.
-//   The plan takes v6 (H <= 16) or v5 for 16-bit caches on a compute capability 9.0 GPU, v4
-//   for fp8 caches of >= 64 Ki tokens, v1 everywhere else.
+//   v7 (decode_mla_fp8_sm90a.hip): v6's products for fp8 caches: Q K^T as e4m3 x e4m3 wgmma
+//      (Q split into two e4m3 terms), P V on fp16 wgmma with V converted in registers.
+//   The plan takes v6 (H <= 16) or v5 for 16-bit caches and v7 for fp8 caches on a compute
+//   capability 9.0 GPU; elsewhere v4 for fp8 caches of >= 64 Ki tokens, v1 for the rest.
 //   Figures, floors and what each change predicted: kernels/NOTES.md (MLA section).
 #include "kernels/hip_compat.h"  // first: the runtime defines __forceinline__ for softmax_state.h
 
@@ -474,6 +476,16 @@ Plan make_plan(const MlaDeviceArgs& a, const MlaKernelChoice* forced) {
         pl.k.block_n = 64;
         pl.k.stages = 2;
       }
+    }
+    // fp8 caches on an H100 / H200: v7 (e4m3 x e4m3 Q K^T, P V with V converted in registers),
+    // 2 stages (2 CTAs an SM). H200, session 10 (NOTES.md), 20-run medians, us: bs256 kv8192
+    // 309.7 (v4 399.0; 3 stages 360.4), bs64 kv8192 100.6 (v4 125.3), bs4 kv1024 18.2 (v1
+    // 21.9), H128 B64 S8192 555.8 (v4 773.2).
+    if (a.dt == attn::DType::kFp8 && device_is_sm90()) {
+      pl.k.version = 7;
+      pl.k.head_groups = 1;
+      pl.k.block_n = 64;
+      pl.k.stages = 2;
     }
 #endif
   }

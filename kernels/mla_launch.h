@@ -44,9 +44,10 @@ struct MlaKernelChoice {
                           // 5: 64 heads a CTA on wgmma (sm_90a, 16-bit; head_groups 4,
                           // block_n 64, stages 2); 6: <= 16 heads a CTA on wgmma, tokens
                           // as the rows (sm_90a, 16-bit; head_groups 1, block_n / stages
-                          // 64 / 2, 48 / 3, 32 / 2, 32 / 4)
+                          // 64 / 2, 48 / 3, 32 / 2, 32 / 4); 7: v6's products for fp8
+                          // caches (sm_90a; head_groups 1, block_n 64, stages 2 or 3)
 };
-// Whether kernel `version` (1, 3, 4, 5, 6) runs on the current device: v5 / v6 (wgmma) need a build
+// Whether kernel `version` (1, 3-7) runs on the current device: v5 / v6 / v7 (wgmma) need a build
 // with sm_90a code and a compute capability 9.0 GPU; the others run wherever a GPU build does.
 bool mla_version_available(int version);
 // The choice launch_mla_decode(a) makes for this shape on the current device (splits resolved).

@@ -24,7 +24,7 @@ struct MlaParams {
   std::int64_t split_len;     // tokens per split (a multiple of the block length)
   float score_scale;          // softmax scale (times kv_scale for fp8 keys)
   float out_scale;            // kv_scale for fp8 values, else 1
-  int probe = 0;              // v5 and v6 only, diagnostics (ATTNLAB_MLA_PROBE): 1 skip Q K^T, 2 skip
+  int probe = 0;              // v5, v6 and v7 only, diagnostics (ATTNLAB_MLA_PROBE): 1 skip Q K^T, 2 skip
                               // P V, 4 no KV copies after block 0, 8 all threads copy
 };
 

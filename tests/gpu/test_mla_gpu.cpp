@@ -6,7 +6,10 @@
 // fp32. fp8: the reference is fed the dequantised cache (round_to_e4m3 with the same per-tensor
 // scale), so the quantisation error is common to both sides; the kernel converts e4m3 to bf16
 // exactly and folds the scale into the score and output scales (one fp32 rounding each), so
-// what remains is the bf16 path's error and the same bound applies. NaN never passes.
+// what remains is the bf16 path's error and the same bound applies. v7 (Hopper, fp8) computes
+// Q K^T as e4m3 x e4m3 with each q row (scaled by 2^e into [128, 256)) split into two e4m3
+// terms, |q - hi - lo| <= 2^-8 |q| (2^-10 absolute below e4m3's normal range): about the bf16
+// rounding q already has (2^-9), so the same bound applies there too. NaN never passes.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
