@@ -13,6 +13,11 @@ double gpu_read_probe_gbps();
 // is (median us): the fixed part of each small decode figure. Throws DeviceError.
 double gpu_launch_floor_us();
 
+// Device time (median us) of the read probe over `bytes` (rounded down to 16), timed as every
+// case is: one graph launch a run between two events, rotated copies together > 4x the L2.
+// The best a kernel reading that many bytes can do under this timing. Throws DeviceError.
+double gpu_read_probe_us(std::size_t bytes);
+
 // One case: upload rotated inputs, check against the CPU float64 reference, warm up, time with
 // device events. Errors of the case go into BenchResult::error; throws DeviceError only when
 // the device cannot be used at all.

@@ -33,6 +33,7 @@
 #include "kernels/gpu_host.h"
 #include "kernels/grouped_launch.h"
 #include "kernels/mla_launch.h"
+#include "kernels/read_probe.h"
 
 namespace kern {
 namespace {
@@ -408,6 +409,30 @@ double gpu_launch_floor_us() {
         HIP_CHECK_LAUNCH();
       },
       2, opt);
+  return t.median_us;
+}
+
+double gpu_read_probe_us(std::size_t bytes) {
+  require_device();
+  bytes = bytes / 16 * 16;
+  if (bytes == 0) throw attn::DeviceError("read probe: no bytes to read");
+  const int blocks = read_probe_blocks();
+  const int n = copies_for(bytes, std::size_t(blocks) * sizeof(unsigned));
+  std::vector<DeviceBuffer> bufs;
+  for (int i = 0; i < n; ++i) {
+    bufs.emplace_back(bytes);
+    HIP_CHECK(hipMemset(bufs.back().get(), i + 1, bytes));
+  }
+  DeviceBuffer sink(std::size_t(blocks) * sizeof(unsigned));
+  BenchOptions opt;
+  opt.min_runs = 200;
+  opt.min_seconds = 0.1;
+  const Timing t = time_runs(
+      [&](int i, hipStream_t st) {
+        launch_read_probe(bufs[i].get(), bytes, sink.as<unsigned>(), blocks, st);
+        HIP_CHECK_LAUNCH();
+      },
+      n, opt);
   return t.median_us;
 }
 

@@ -468,7 +468,8 @@ template <class Kv>
 void launch_kernels(const GroupedPlan& plan, const Params& p, hipStream_t stream) {
   if (plan.version == 5) {
 #if defined(ATTNLAB_HAVE_SM90A)
-    launch_grouped_wgmma(p, std::is_same<Kv, Fp16Kv>::value, plan.splits, plan.stages, stream);
+    launch_grouped_wgmma(p, std::is_same<Kv, Fp16Kv>::value, plan.splits, plan.stages,
+                         plan.warpgroups, stream);
 #else
     throw attn::DeviceError("grouped decode v5 (wgmma) is not built for this target");
 #endif
@@ -515,6 +516,7 @@ void launch_grouped_decode(const GroupedDeviceArgs& a) {
   p.v = a.v;
   p.lens = a.lens;
   p.out = a.out;
+  p.timeline = static_cast<unsigned long long*>(a.timeline);
   if (plan.splits > 1) {
     if (!a.workspace) throw attn::DeviceError("grouped decode: split-KV needs a workspace");
     const WorkLayout w = work_layout(a, plan);
@@ -538,6 +540,8 @@ void launch_grouped_decode(const GroupedDeviceArgs& a) {
   const bool fp8 = a.dt == attn::DType::kFp8;
   p.q_mult = a.scale * (fp8 ? a.k_scale : 1.0f) * kLog2e;
   p.v_scale = fp8 ? a.v_scale : 1.0f;
+  if (plan.version == 5)
+    if (const char* e = std::getenv("ATTNLAB_GROUPED_PROBE")) p.probe = std::atoi(e);
   hipStream_t stream = static_cast<hipStream_t>(a.stream);
   switch (a.dt) {
     case attn::DType::kFp16: launch_kernels<Fp16Kv>(plan, p, stream); break;

@@ -47,17 +47,18 @@ constexpr int kWgThreads = 128;
 constexpr int kHalfTiles = kD / 64;                        // 64-column tiles a row: 2
 constexpr int kMatBytes = kHalfTiles * wg::kTileBytes;     // one 64 x 128 operand: 16 KB
 constexpr int kStageBytes = 2 * kMatBytes;                 // K then V
-template <int NS>
-constexpr int wgmma_smem_bytes() { return NS * kStageBytes + 1024; }  // + slack to align to 1024
+template <int NS, int WGS>
+constexpr int wgmma_smem_bytes() { return WGS * NS * kStageBytes + 1024; }  // + slack to align to 1024
 
 // 64 rows of 128 16-bit elements (row r at src + r * stride elements; rows >= nvalid take
 // `fallback`, a mapped row, and are zero-filled) into two swizzled tiles at dst. A warp
 // instruction copies 4 rows x one 128-byte tile row; warp w takes row groups w, w + 4, ...,
-// so a lane's swizzle is fixed (row % 8 does not change between its rows).
+// so a lane's swizzle is fixed (row % 8 does not change between its rows). t: the thread's
+// index in its warpgroup.
 __device__ __forceinline__ void copy_mat(unsigned char* dst, const std::uint16_t* src,
                                          long long stride, int nvalid,
-                                         const std::uint16_t* fallback) {
-  const int t = threadIdx.x, w = t / 32, l = t % 32, row0 = 4 * w + l / 8, ch = l % 8;
+                                         const std::uint16_t* fallback, int t) {
+  const int w = t / 32, l = t % 32, row0 = 4 * w + l / 8, ch = l % 8;
   unsigned char* d = dst + row0 * 128 + ((ch ^ (row0 & 7)) << 4);
 #pragma unroll
   for (int m = 0; m < kRows / 16; ++m) {
@@ -70,12 +71,29 @@ __device__ __forceinline__ void copy_mat(unsigned char* dst, const std::uint16_t
   }
 }
 
-template <class T, int NS>
-__global__ void __launch_bounds__(kWgThreads, 1) grouped_wgmma_kernel(const Params p) {
+// WGS warpgroups a CTA (1 or 2): with 2, warpgroup w takes the blocks j = 2 i + w of the
+// CTA's key range through its own NS stages, and warpgroup 1 hands its softmax state to
+// warpgroup 0 through shared memory at the end: two math chains an SM without a second CTA's
+// split to merge (one CTA an SM, where a chain alone cannot keep up with the copies).
+// The barrier of one warpgroup's pipeline: the CTA's when it has one warpgroup, else named
+// barrier 1 + w over its 128 threads.
+template <int WGS>
+__device__ __forceinline__ void wg_barrier(int w) {
+  if constexpr (WGS == 1) {
+    (void)w;
+    __syncthreads();
+  } else {
+    asm volatile("bar.sync %0, %1;\n" ::"r"(1 + w), "n"(kWgThreads) : "memory");
+  }
+}
+
+template <class T, int NS, int WGS>
+__global__ void __launch_bounds__(kWgThreads * WGS, 1) grouped_wgmma_kernel(const Params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ __align__(16) unsigned char smem_raw[];
   unsigned char* smem = smem_raw + ((1024 - (wg::smem_addr(smem_raw) & 1023)) & 1023);
-  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int wgi = WGS == 1 ? 0 : static_cast<int>(threadIdx.x) / kWgThreads;
+  const int tid = static_cast<int>(threadIdx.x) % kWgThreads, warp = tid / 32, lane = tid % 32;
   const int g = lane / 4, c = lane % 4;
   const int r0 = 16 * warp + g;  // this thread's rows: r0 and r0 + 8
   const int slice = blockIdx.x % p.slices;
@@ -86,20 +104,28 @@ __global__ void __launch_bounds__(kWgThreads, 1) grouped_wgmma_kernel(const Para
   const int nh = min(kRows, p.g - slice * kRows);
   long long start, end;
   key_range(p, b, split, &start, &end);
-  const int nblk = start < end ? static_cast<int>((end - start + kKeys - 1) / kKeys) : 0;
+  const int nblk_all = start < end ? static_cast<int>((end - start + kKeys - 1) / kKeys) : 0;
+  const int nblk = (nblk_all - wgi + WGS - 1) / WGS;  // this warpgroup's blocks
+  unsigned long long* tl = p.timeline && threadIdx.x == 0
+      ? p.timeline + 8 * ((static_cast<long long>(b) * gridDim.y + hkv) * gridDim.x + blockIdx.x)
+      : nullptr;
+  if (tl) {
+    tl[0] = wg::global_ns();
+    tl[4] = wg::sm_id();
+  }
 
   const long long row_stride = static_cast<long long>(p.hkv) * kD;
   const long long base = (static_cast<long long>(b) * p.seq * p.hkv + hkv) * kD;
   const std::uint16_t* kg = static_cast<const std::uint16_t*>(p.k) + base;
   const std::uint16_t* vg = static_cast<const std::uint16_t*>(p.v) + base;
   const std::uint16_t* qg = static_cast<const std::uint16_t*>(p.q) + (static_cast<long long>(b) * p.hq + h0) * kD;
-  unsigned char* st0 = smem;
-  auto issue = [&](int j) {  // block j -> stage j % NS; keys past `end` zero-filled
-    const long long k0 = start + static_cast<long long>(kKeys) * j;
+  unsigned char* st0 = smem + wgi * NS * kStageBytes;  // this warpgroup's stages
+  auto issue = [&](int j) {  // its block j -> stage j % NS; keys past `end` zero-filled
+    const long long k0 = start + static_cast<long long>(kKeys) * (WGS * j + wgi);
     const int nvalid = end - k0 < kKeys ? static_cast<int>(end - k0) : kKeys;
     unsigned char* dst = st0 + (j % NS) * kStageBytes;
-    copy_mat(dst, kg + k0 * row_stride, row_stride, nvalid, kg + start * row_stride);
-    copy_mat(dst + kMatBytes, vg + k0 * row_stride, row_stride, nvalid, vg + start * row_stride);
+    copy_mat(dst, kg + k0 * row_stride, row_stride, nvalid, kg + start * row_stride, tid);
+    copy_mat(dst + kMatBytes, vg + k0 * row_stride, row_stride, nvalid, vg + start * row_stride, tid);
   };
 #pragma unroll
   for (int s = 0; s < NS - 1; ++s) {  // one group each (empty past the end): uniform waits
@@ -130,9 +156,11 @@ __global__ void __launch_bounds__(kWgThreads, 1) grouped_wgmma_kernel(const Para
   for (int j = 0; j < nblk; ++j) {
     mo::copy_wait<NS - 2>();
     wg::fence_async_smem();
-    __syncthreads();  // block j landed; block j - 1's stage is no longer read
+    wg_barrier<WGS>(wgi);  // block j landed; block j - 1's stage is no longer read
+    if (tl && j == 0) tl[1] = wg::global_ns();
     if (j + NS - 1 < nblk) issue(j + NS - 1);
     mo::copy_commit();
+    if (p.probe & 1) continue;  // diagnostics: the copy pipeline alone
     const std::uint32_t k_s = wg::smem_addr(st0 + (j % NS) * kStageBytes), v_s = k_s + kMatBytes;
 
     float s[32];
@@ -147,7 +175,7 @@ __global__ void __launch_bounds__(kWgThreads, 1) grouped_wgmma_kernel(const Para
     wg::pin(s);
 
     // Online softmax (log2 units). s[4 jj + e]: row r0 + 8 (e / 2), key 8 jj + 2 c + e % 2.
-    const long long k0 = start + static_cast<long long>(kKeys) * j;
+    const long long k0 = start + static_cast<long long>(kKeys) * (WGS * j + wgi);
     const bool full = k0 + kKeys <= end;
     float mx[2] = {-INFINITY, -INFINITY};
 #pragma unroll
@@ -199,11 +227,45 @@ __global__ void __launch_bounds__(kWgThreads, 1) grouped_wgmma_kernel(const Para
     wg::pin(o);
   }
   mo::copy_wait<0>();
+  if (tl) tl[2] = wg::global_ns();
 
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     l_run[r] += ATTNLAB_SHFL_XOR(l_run[r], 1, 32);
     l_run[r] += ATTNLAB_SHFL_XOR(l_run[r], 2, 32);
+  }
+  if constexpr (WGS == 2) {
+    // Warpgroup 1's state into its own stages (all its wgmma reads are waited for once its
+    // four warps pass the barrier), then warpgroup 0 merges: thread t of both holds the same
+    // rows and columns. A state with no key (m = -inf) weighs 0.
+    float* x = reinterpret_cast<float*>(smem + NS * kStageBytes);
+    if (wgi == 1) {
+      wg_barrier<2>(1);
+#pragma unroll
+      for (int i = 0; i < 64; ++i) x[i * kWgThreads + tid] = o[i];
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        x[(64 + r) * kWgThreads + tid] = m_run[r];
+        x[(66 + r) * kWgThreads + tid] = l_run[r];
+      }
+    }
+    __syncthreads();
+    if (wgi == 1) return;
+    float a0[2], a1[2];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const float m1 = x[(64 + r) * kWgThreads + tid], l1 = x[(66 + r) * kWgThreads + tid];
+      const float mn = fmaxf(m_run[r], m1);
+      a0[r] = m_run[r] == -INFINITY ? 0.f : wg::exp2_ftz(m_run[r] - mn);
+      a1[r] = m1 == -INFINITY ? 0.f : wg::exp2_ftz(m1 - mn);
+      l_run[r] = l_run[r] * a0[r] + l1 * a1[r];
+      m_run[r] = mn;
+    }
+#pragma unroll
+    for (int i = 0; i < 64; ++i) {
+      const int r = (i >> 1) & 1;  // o[4 jj + 2 r + e]: row r0 + 8 r
+      o[i] = o[i] * a0[r] + x[i * kWgThreads + tid] * a1[r];
+    }
   }
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
@@ -233,17 +295,19 @@ __global__ void __launch_bounds__(kWgThreads, 1) grouped_wgmma_kernel(const Para
     combine_if_last(p, b, (b * p.hkv + hkv) * p.slices + slice, h0, nh,
                     reinterpret_cast<float*>(st0));
   }
+  if (tl) tl[3] = wg::global_ns();
 #else
   __trap();  // built only for sm_90a; the host never launches it elsewhere
 #endif
 }
 
-template <class T, int NS>
+template <class T, int NS, int WGS>
 struct WgmmaLaunch {
-  static constexpr int kSmem = wgmma_smem_bytes<NS>();
+  static constexpr int kSmem = wgmma_smem_bytes<NS, WGS>();
+  static constexpr int kThreads = kWgThreads * WGS;
   static void prepare() {
     static const bool done = [] {
-      HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(grouped_wgmma_kernel<T, NS>),
+      HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(grouped_wgmma_kernel<T, NS, WGS>),
                                     hipFuncAttributeMaxDynamicSharedMemorySize, kSmem));
       return true;
     }();
@@ -253,49 +317,56 @@ struct WgmmaLaunch {
     static const int n = [] {
       prepare();
       int k = 0;
-      HIP_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&k, grouped_wgmma_kernel<T, NS>,
-                                                             kWgThreads, kSmem));
+      HIP_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&k, grouped_wgmma_kernel<T, NS, WGS>,
+                                                             kThreads, kSmem));
       return k;
     }();
     return n;
   }
   static void launch(const Params& p, dim3 grid, hipStream_t stream) {
     prepare();
-    grouped_wgmma_kernel<T, NS><<<grid, dim3(kWgThreads), kSmem, stream>>>(p);
+    grouped_wgmma_kernel<T, NS, WGS><<<grid, dim3(kThreads), kSmem, stream>>>(p);
   }
 };
 
-// Stages built: 3 (2 blocks in flight, 97 KB: two CTAs an SM), 4 (3 in flight, 129 KB) and 6
-// (5 in flight, 193 KB), one CTA an SM for the last two.
+// Built: one warpgroup with 3 stages (2 blocks in flight, 97 KB: two CTAs an SM), 4 (3 in
+// flight, 129 KB) or 6 (5 in flight, 193 KB), one CTA an SM for the last two; two warpgroups
+// with 3 stages each (193 KB, one CTA an SM).
 template <class T, class F>
-void with_stages(int stages, F&& f) {
-  if (stages <= 3) f(WgmmaLaunch<T, 3>{});
-  else if (stages == 4) f(WgmmaLaunch<T, 4>{});
-  else f(WgmmaLaunch<T, 6>{});
+void with_stages(int stages, int wgs, F&& f) {
+  if (wgs == 2) f(WgmmaLaunch<T, 3, 2>{});
+  else if (stages <= 3) f(WgmmaLaunch<T, 3, 1>{});
+  else if (stages == 4) f(WgmmaLaunch<T, 4, 1>{});
+  else f(WgmmaLaunch<T, 6, 1>{});
 }
 template <class F>
-void with_config(bool fp16, int stages, F&& f) {
-  if (fp16) with_stages<mo::Fp16>(stages, f);
-  else with_stages<mo::Bf16>(stages, f);
+void with_config(bool fp16, int stages, int wgs, F&& f) {
+  if (fp16) with_stages<mo::Fp16>(stages, wgs, f);
+  else with_stages<mo::Bf16>(stages, wgs, f);
 }
 
 }  // namespace
 
-int grouped_wgmma_blocks_per_sm(bool fp16, int stages) {
+int grouped_wgmma_blocks_per_sm(bool fp16, int stages, int warpgroups) {
   int n = 0;
-  with_config(fp16, stages, [&](auto cfg) { n = decltype(cfg)::blocks_per_sm(); });
+  with_config(fp16, stages, warpgroups, [&](auto cfg) { n = decltype(cfg)::blocks_per_sm(); });
   return n < 1 ? 1 : n;
 }
 
-void launch_grouped_wgmma(const Params& p, bool fp16, int splits, int stages, hipStream_t stream) {
+void launch_grouped_wgmma(const Params& p, bool fp16, int splits, int stages, int warpgroups,
+                          hipStream_t stream) {
   if (p.d != kD || p.dv != kD)
     throw attn::DeviceError("grouped decode v5: D = Dv = 128 only, found D " + std::to_string(p.d) +
                             ", Dv " + std::to_string(p.dv));
   if (!device_is_sm90())
     throw attn::DeviceError("grouped decode v5 needs a compute capability 9.0 GPU (H100 / H200)");
+  if (warpgroups != 1 && warpgroups != 2)
+    throw attn::DeviceError("grouped decode v5: 1 or 2 warpgroups a CTA, found " + std::to_string(warpgroups));
+  if (warpgroups == 2 && (p.fused || stages != 3))
+    throw attn::DeviceError("grouped decode v5: two warpgroups a CTA run 3 stages and a separate combine only");
   const dim3 grid(static_cast<unsigned>(splits * p.slices), static_cast<unsigned>(p.hkv),
                   static_cast<unsigned>(p.batch));
-  with_config(fp16, stages, [&](auto cfg) { decltype(cfg)::launch(p, grid, stream); });
+  with_config(fp16, stages, warpgroups, [&](auto cfg) { decltype(cfg)::launch(p, grid, stream); });
   HIP_CHECK_LAUNCH();
 }
 

@@ -101,6 +101,8 @@ struct Params {
   float v_scale;         // fp8 value scale (1 otherwise)
   unsigned* counters;    // [B, Hkv, slices] finished splits (fused combine); 0 between launches
   int fused;             // 1: the last block of each (b, kv head, slice) does the combine
+  unsigned long long* timeline;  // v5 diagnostics, GroupedDeviceArgs::timeline; nullptr = off
+  int probe;             // v5 diagnostics (ATTNLAB_GROUPED_PROBE): 1 = copies only, no math
 };
 
 // Key range [start, end) of block `split` of sequence b.
@@ -246,11 +248,14 @@ void launch_grouped_pipe(const Params& p, bool fp16, int splits, int stages, int
 
 // v5 (wgmma, decode_grouped_wgmma_sm90a.hip, built where ATTNLAB_HAVE_SM90A is defined): 64
 // heads a slice, 64 keys a block, `stages` (3, 4 or 6) blocks in shared memory; bf16 / fp16,
-// D = Dv = 128; a compute capability 9.0 device (device_is_sm90, gpu_check.h).
+// D = Dv = 128; a compute capability 9.0 device (device_is_sm90, gpu_check.h). `warpgroups`
+// 2: two pipelines a CTA (3 stages each) over alternate blocks, merged in the CTA; no fused
+// combine.
 constexpr int kWgmmaSliceHeads = 64;
 constexpr int kWgmmaBlockKeys = 64;
-int grouped_wgmma_blocks_per_sm(bool fp16, int stages);
-void launch_grouped_wgmma(const Params& p, bool fp16, int splits, int stages, hipStream_t stream);
+int grouped_wgmma_blocks_per_sm(bool fp16, int stages, int warpgroups);
+void launch_grouped_wgmma(const Params& p, bool fp16, int splits, int stages, int warpgroups,
+                          hipStream_t stream);
 
 }  // namespace gdev
 }  // namespace kern

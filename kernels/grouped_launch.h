@@ -32,6 +32,10 @@ struct GroupedDeviceArgs {
                                // a slice, measured faster there; separate otherwise), 1 = separate
                                // kernel, 2 = fused into the main kernel where supported
                                // (or ATTNLAB_GROUPED_COMBINE from the environment)
+  void* timeline = nullptr;    // diagnostics (tools/grouped_timeline.hip), v5 only: per CTA of
+                               // the main kernel 8 u64: %globaltimer ns at its start, when its
+                               // first block landed, after its last block, at its exit, then its
+                               // multiprocessor id; nullptr = off
 };
 
 // How a launch is laid out (for the bench's notes and the tests).
@@ -44,6 +48,8 @@ struct GroupedPlan {
   int stages = 0;        // v4: shared-memory stages of `keys` keys per pipeline (2-4;
                          // v5: blocks of 64 keys, 3, 4 or 6;
                          // ATTNLAB_GROUPED_STAGES)
+  int warpgroups = 1;    // v5: warpgroups a CTA, 1 or 2 (two pipelines over alternate blocks,
+                         // 3 stages each, one CTA an SM; ATTNLAB_GROUPED_WGS)
   int keys = 16;         // v4: keys a warp step (16, or 32 for D 128 with mtiles 1;
                          // ATTNLAB_GROUPED_KEYS)
   int mtiles = 1;        // v4: 16-head m-tiles per warp

@@ -153,6 +153,19 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
     plan.stages = 3;
     if (const char* e = std::getenv("ATTNLAB_GROUPED_STAGES"))
       plan.stages = std::atoi(e) <= 3 ? 3 : std::atoi(e) == 4 ? 4 : 6;
+    // Two warpgroups a CTA where the (b, kv head, slice) groups alone fill 15/16 to all of
+    // the multiprocessors: one CTA each, two math chains an SM and no split to merge. A single
+    // warpgroup a CTA there waits on its own chain (copies alone walk 268 MB in 56 us, with
+    // the math 65 us), and a split to two CTAs an SM leaves SMs with one and adds the combine
+    // (H200, session 11, us, 2 vs 1 warpgroups: GQA B16 S4096 68.1 vs 70.3-70.5, SWA W4096 B16
+    // S32768 68.0-68.3 vs 70.5-70.6; elsewhere equal or slower: MQA B16 S4096 19.9 vs 18.7).
+    const std::int64_t groups = a.batch * a.kv_heads * plan.slices;
+    const std::int64_t sms = device_multiprocessors();
+    if (plan.stages == 3 && 16 * groups >= 15 * sms && groups <= sms) plan.warpgroups = 2;
+    if (const char* e = std::getenv("ATTNLAB_GROUPED_WGS")) {  // 1 | 2; 2 runs 3 stages
+      plan.warpgroups = std::atoi(e) == 2 ? 2 : 1;
+      if (plan.warpgroups == 2) plan.stages = 3;
+    }
   }
   if (plan.version == 4) {
     // Stages: 4 (three blocks in flight a pipeline), measured best or within 1 % on every row
@@ -189,7 +202,7 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
     std::int64_t per_sm = plan.version == 4 ? (plan.tile_warps == 2 ? std::min<std::int64_t>(2, pipe_sm) : pipe_sm)
                           : plan.version == 3 ? 2 : 4;
 #if defined(ATTNLAB_HAVE_SM90A)
-    if (v5) per_sm = grouped_wgmma_blocks_per_sm(fp16, plan.stages);
+    if (v5) per_sm = grouped_wgmma_blocks_per_sm(fp16, plan.stages, plan.warpgroups);
 #endif
     const std::int64_t target = per_sm * device_multiprocessors();
     const std::int64_t want = matrix ? target / base : (target + base - 1) / base;
@@ -214,7 +227,7 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   const bool fits = plan.version == 3 ? plan.splits <= 4 * a.head_dim
                     : v5              ? weights <= 3 * 32768  // the stages, >= 3 x 32 KB
                                       : weights <= 256 * std::int64_t(a.head_dim + 8);
-  plan.fused_combine = plan.splits > 1 && matrix && fuse && fits;
+  plan.fused_combine = plan.splits > 1 && matrix && fuse && fits && plan.warpgroups == 1;
   return plan;
 }
 

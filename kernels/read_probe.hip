@@ -4,6 +4,9 @@
 //   v1 grid-stride read of a buffer 16x the L2 (at least 1 GiB), 16-byte loads, 8 in flight per
 //      thread, folded into one word per block so nothing is eliminated; timed with events over
 //      many passes, median reported. Bytes counted: the buffer once per pass (reads only).
+//   v2 the last round's loads predicated instead of a one-load-at-a-time tail loop, so that
+//      gpu_read_probe_us (bench_gpu.hip) on a small case's bytes keeps 8 loads in flight a
+//      thread; a buffer of >= 1 GiB reads as before.
 // Shape legend: n16 = number of 16-byte words in the buffer.
 // The runtime first: attention/softmax_state.h needs __host__/__device__ defined (HIP).
 #include "kernels/hip_compat.h"
@@ -15,6 +18,7 @@
 #include "kernels/bench_gpu.h"
 #include "kernels/gpu.h"
 #include "kernels/gpu_check.h"
+#include "kernels/read_probe.h"
 
 namespace kern {
 namespace {
@@ -27,16 +31,15 @@ __global__ void __launch_bounds__(kProbeThreads)
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   unsigned acc = 0;
-  for (; i + (kProbeUnroll - 1) * stride < n16; i += kProbeUnroll * stride) {
+  // kProbeUnroll loads in flight a thread, the last round's past the end predicated off, so a
+  // buffer of only a few words a thread (a small case's bytes) is read in one round trip.
+  for (; i < n16; i += kProbeUnroll * stride) {
     uint4 v[kProbeUnroll];
 #pragma unroll
-    for (int u = 0; u < kProbeUnroll; ++u) v[u] = buf[i + u * stride];
+    for (int u = 0; u < kProbeUnroll; ++u)
+      v[u] = i + u * stride < n16 ? buf[i + u * stride] : make_uint4(0u, 0u, 0u, 0u);
 #pragma unroll
     for (int u = 0; u < kProbeUnroll; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
-  }
-  for (; i < n16; i += stride) {
-    const uint4 v = buf[i];
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
   }
   if (acc == 0x5eed5eedu) sink[blockIdx.x] = acc;  // almost never taken; keeps the loads
 }
@@ -51,6 +54,14 @@ __global__ void fill_kernel(uint4* buf, long long n16) {
 }
 
 }  // namespace
+
+void launch_read_probe(const void* buf, std::size_t bytes, unsigned* sink, int blocks,
+                       hipStream_t st) {
+  read_probe_kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(kProbeThreads), 0, st>>>(
+      static_cast<const uint4*>(buf), static_cast<long long>(bytes / 16), sink);
+}
+
+int read_probe_blocks() { return query_device().multiprocessors * 4; }
 
 double gpu_read_probe_gbps() {
   require_device();

@@ -5,6 +5,7 @@
 //        <build>/libattnlab_core.a -o /tmp/drv
 // Usage: drv [filter-substring] (env ATTNLAB_GROUPED_SPLITS forces the split count).
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -102,11 +103,16 @@ int main(int argc, char** argv) {
     ga.scale = 0.088f;
     ga.dt = r.dt;
     const kern::GroupedPlan pl = kern::grouped_plan(ga);
-    std::printf("%-22s %9.2f %9.2f %9.2f %6d %8.0f %6.1f %8.1f %6.2f %9.2e  v%d ns%d kb%d mt%d wt%d sp%d%s\n",
+    // The read probe over the same bytes under the same timing: what a kernel that only read
+    // the cache would take here (ATTNLAB_DRV_READ=0 skips it).
+    const char* rd = std::getenv("ATTNLAB_DRV_READ");
+    const double read_us = rd && *rd == '0' ? 0.0 : kern::gpu_read_probe_us(res.kv_bytes);
+    std::printf("%-22s %9.2f %9.2f %9.2f %6d %8.0f %6.1f %8.1f %6.2f %9.2e  v%d ns%d wg%d kb%d mt%d wt%d sp%d%s  read %.2f us (kernel %.1f %% over)\n",
                 r.label, res.median_us, res.min_us, res.max_us, res.runs, res.gbps,
                 100.0 * res.gbps / probe, r.peer, r.peer > 0 ? r.peer / res.median_us : 0.0,
-                res.max_abs_err, pl.version, pl.stages, pl.keys, pl.mtiles, pl.tile_warps, pl.splits,
-                pl.fused_combine ? " fused" : "");
+                res.max_abs_err, pl.version, pl.stages, pl.warpgroups, pl.keys, pl.mtiles, pl.tile_warps, pl.splits,
+                pl.fused_combine ? " fused" : "", read_us,
+                read_us > 0 ? 100.0 * (res.median_us / read_us - 1.0) : 0.0);
   }
   if (json_path) {
     char date[32];
