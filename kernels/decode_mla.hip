@@ -565,10 +565,9 @@ void launch_with_plan(const MlaDeviceArgs& a, const Plan& pl) {
   auto stream = static_cast<hipStream_t>(a.stream);
   fn<<<dim3(static_cast<unsigned>(ctas)), dim3(threads), smem, stream>>>(p);
   HIP_CHECK_LAUNCH();
-  if (pl.k.splits > 1) {
+  if (pl.k.splits > 1)
     launch_mla_combine(pl.k.combine, p.part_acc, p.part_state, a.out, pl.k.splits,
                        a.batch * a.heads, stream);
-  }
 }
 
 }  // namespace
