@@ -361,9 +361,11 @@ void launch_grouped_wgmma(const Params& p, bool fp16, int splits, int stages, in
   if (!device_is_sm90())
     throw attn::DeviceError("grouped decode v5 needs a compute capability 9.0 GPU (H100 / H200)");
   if (warpgroups != 1 && warpgroups != 2)
-    throw attn::DeviceError("grouped decode v5: 1 or 2 warpgroups a CTA, found " + std::to_string(warpgroups));
+    throw attn::DeviceError("grouped decode v5: 1 or 2 warpgroups a CTA, found " +
+                            std::to_string(warpgroups));
   if (warpgroups == 2 && (p.fused || stages != 3))
-    throw attn::DeviceError("grouped decode v5: two warpgroups a CTA run 3 stages and a separate combine only");
+    throw attn::DeviceError(
+        "grouped decode v5: two warpgroups a CTA run 3 stages and a separate combine only");
   const dim3 grid(static_cast<unsigned>(splits * p.slices), static_cast<unsigned>(p.hkv),
                   static_cast<unsigned>(p.batch));
   with_config(fp16, stages, warpgroups, [&](auto cfg) { decltype(cfg)::launch(p, grid, stream); });

@@ -73,7 +73,7 @@ double gpu_read_probe_gbps() {
     throw attn::DeviceError("read probe: too little free device memory (" +
                             std::to_string(d.free_memory) + " bytes)");
   const long long n16 = static_cast<long long>(bytes / 16);
-  const int blocks = d.multiprocessors * 4;
+  const int blocks = read_probe_blocks();
   DeviceBuffer buf(bytes), sink(static_cast<std::size_t>(blocks) * sizeof(unsigned));
   fill_kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(256)>>>(buf.as<uint4>(), n16);
   HIP_CHECK_LAUNCH();
@@ -83,13 +83,11 @@ double gpu_read_probe_gbps() {
   std::vector<float> ms(kRuns);
   try {
     for (int i = 0; i < kWarm; ++i)
-      read_probe_kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(kProbeThreads)>>>(
-          buf.as<const uint4>(), n16, sink.as<unsigned>());
+      launch_read_probe(buf.get(), bytes, sink.as<unsigned>(), blocks, nullptr);
     HIP_CHECK_LAUNCH();
     for (int i = 0; i < kRuns; ++i) {
       HIP_CHECK(hipEventRecord(ev[2 * i], nullptr));
-      read_probe_kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(kProbeThreads)>>>(
-          buf.as<const uint4>(), n16, sink.as<unsigned>());
+      launch_read_probe(buf.get(), bytes, sink.as<unsigned>(), blocks, nullptr);
       HIP_CHECK(hipEventRecord(ev[2 * i + 1], nullptr));
     }
     HIP_CHECK_LAUNCH();
