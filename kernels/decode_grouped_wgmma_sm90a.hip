@@ -71,10 +71,6 @@ __device__ __forceinline__ void copy_mat(unsigned char* dst, const std::uint16_t
   }
 }
 
-// WGS warpgroups a CTA (1 or 2): with 2, warpgroup w takes the blocks j = 2 i + w of the
-// CTA's key range through its own NS stages, and warpgroup 1 hands its softmax state to
-// warpgroup 0 through shared memory at the end: two math chains an SM without a second CTA's
-// split to merge (one CTA an SM, where a chain alone cannot keep up with the copies).
 // The barrier of one warpgroup's pipeline: the CTA's when it has one warpgroup, else named
 // barrier 1 + w over its 128 threads.
 template <int WGS>
@@ -87,6 +83,10 @@ __device__ __forceinline__ void wg_barrier(int w) {
   }
 }
 
+// WGS warpgroups a CTA (1 or 2): with 2, warpgroup w takes the blocks j = 2 i + w of the
+// CTA's key range through its own NS stages, and warpgroup 1 hands its softmax state to
+// warpgroup 0 through shared memory at the end: two math chains an SM without a second CTA's
+// split to merge (one CTA an SM, where a chain alone cannot keep up with the copies).
 template <class T, int NS, int WGS>
 __global__ void __launch_bounds__(kWgThreads * WGS, 1) grouped_wgmma_kernel(const Params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
