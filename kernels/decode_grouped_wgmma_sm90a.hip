@@ -71,6 +71,76 @@ __device__ __forceinline__ void copy_mat(unsigned char* dst, const std::uint16_t
   }
 }
 
+// One warpgroup's step over a block of 64 keys from key k0 (keys >= end masked): K at k_s and
+// V at k_s + kMatBytes in shared memory, Q in qf, the running O, max and sum in registers.
+template <class T>
+__device__ __forceinline__ void attend_block(T, std::uint32_t k_s, const std::uint32_t (&qf)[kD / 16][4],
+                                             float (&o)[64], float (&m_run)[2], float (&l_run)[2],
+                                             long long k0, long long end, float q_mult, int c) {
+  const std::uint32_t v_s = k_s + kMatBytes;
+  float s[32];
+  wg::fence();
+#pragma unroll
+  for (int kk = 0; kk < kD / 16; ++kk) {
+    const std::uint32_t off = (kk >> 2) * wg::kTileBytes + (kk & 3) * 32;
+    wg::mma_rs_m64n64k16<0>(T{}, s, qf[kk], wg::desc(k_s + off, 16, 1024), kk > 0);
+  }
+  wg::commit();
+  wg::wait<0>();
+  wg::pin(s);
+
+  // Online softmax (log2 units). s[4 jj + e]: row r0 + 8 (e / 2), key 8 jj + 2 c + e % 2.
+  const bool full = k0 + kKeys <= end;
+  float mx[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+  for (int jj = 0; jj < 8; ++jj)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const bool valid = full || k0 + 8 * jj + 2 * c + (e & 1) < end;
+      const float x = valid ? s[4 * jj + e] * q_mult : -INFINITY;
+      s[4 * jj + e] = x;
+      mx[e >> 1] = fmaxf(mx[e >> 1], x);
+    }
+  float al[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    mx[r] = fmaxf(mx[r], ATTNLAB_SHFL_XOR(mx[r], 1, 32));
+    mx[r] = fmaxf(mx[r], ATTNLAB_SHFL_XOR(mx[r], 2, 32));
+    const float mn = fmaxf(m_run[r], mx[r]);  // finite: key k0 is valid
+    al[r] = wg::exp2_ftz(m_run[r] - mn);
+    m_run[r] = mn;
+  }
+  std::uint32_t pa[4][4];
+  float ls[2] = {0.f, 0.f};
+#pragma unroll
+  for (int jj = 0; jj < 8; ++jj) {
+    const float p0 = wg::exp2_ftz(s[4 * jj + 0] - m_run[0]), p1 = wg::exp2_ftz(s[4 * jj + 1] - m_run[0]);
+    const float p2 = wg::exp2_ftz(s[4 * jj + 2] - m_run[1]), p3 = wg::exp2_ftz(s[4 * jj + 3] - m_run[1]);
+    ls[0] += p0 + p1;
+    ls[1] += p2 + p3;
+    pa[jj >> 1][(jj & 1) * 2 + 0] = mo::pack2<T>(p0, p1);
+    pa[jj >> 1][(jj & 1) * 2 + 1] = mo::pack2<T>(p2, p3);
+  }
+  l_run[0] = l_run[0] * al[0] + ls[0];
+  l_run[1] = l_run[1] * al[1] + ls[1];
+  if (__any_sync(0xffffffffu, al[0] != 1.f || al[1] != 1.f)) {  // most blocks: no max moved
+#pragma unroll
+    for (int jj = 0; jj < 16; ++jj) {
+      o[4 * jj + 0] *= al[0];
+      o[4 * jj + 1] *= al[0];
+      o[4 * jj + 2] *= al[1];
+      o[4 * jj + 3] *= al[1];
+    }
+  }
+  wg::fence();
+#pragma unroll
+  for (int kk = 0; kk < kKeys / 16; ++kk)
+    wg::mma_rs_m64n128k16<1>(T{}, o, pa[kk], wg::desc(v_s + kk * 16 * 128, wg::kTileBytes, 1024), 1);
+  wg::commit();
+  wg::wait<0>();
+  wg::pin(o);
+}
+
 // The barrier of one warpgroup's pipeline: the CTA's when it has one warpgroup, else named
 // barrier 1 + w over its 128 threads.
 template <int WGS>
@@ -81,6 +151,149 @@ __device__ __forceinline__ void wg_barrier(int w) {
   } else {
     asm volatile("bar.sync %0, %1;\n" ::"r"(1 + w), "n"(kWgThreads) : "memory");
   }
+}
+
+// Q as the A operand of k-step kk (dims 16 kk ..): rows r0 / r0 + 8 (zero from row nh), the
+// mma.sync m16n8k16 A layout of the warp's 16 rows.
+__device__ __forceinline__ void load_q(std::uint32_t (&qf)[kD / 16][4], const std::uint16_t* qg,
+                                       int r0, int nh, int c) {
+  const std::uint32_t* qa = reinterpret_cast<const std::uint32_t*>(qg + r0 * kD);
+  const std::uint32_t* qb = qa + 4 * kD;  // 8 rows further, in 32-bit words
+  const bool va = r0 < nh, vb = r0 + 8 < nh;
+#pragma unroll
+  for (int kk = 0; kk < kD / 16; ++kk) {
+    qf[kk][0] = va ? qa[8 * kk + c] : 0u;
+    qf[kk][1] = vb ? qb[8 * kk + c] : 0u;
+    qf[kk][2] = va ? qa[8 * kk + c + 4] : 0u;
+    qf[kk][3] = vb ? qb[8 * kk + c + 4] : 0u;
+  }
+}
+
+// This thread's state (rows r0 and r0 + 8: O in o[4 jj + 2 r + e], max in log2 units, full
+// row sums) merged with another state of the same rows and columns: maxima m1, sums l1 and
+// its unnormalised outputs x(i) in o's order. A state with no key (m = -inf) weighs 0.
+template <class X>
+__device__ __forceinline__ void merge_state(float (&o)[64], float (&m_run)[2], float (&l_run)[2],
+                                            const float (&m1)[2], const float (&l1)[2], X&& x) {
+  float a0[2], a1[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const float mn = fmaxf(m_run[r], m1[r]);
+    a0[r] = m_run[r] == -INFINITY ? 0.f : wg::exp2_ftz(m_run[r] - mn);
+    a1[r] = m1[r] == -INFINITY ? 0.f : wg::exp2_ftz(m1[r] - mn);
+    l_run[r] = l_run[r] * a0[r] + l1[r] * a1[r];
+    m_run[r] = mn;
+  }
+#pragma unroll
+  for (int i = 0; i < 64; ++i) {
+    const int r = (i >> 1) & 1;  // o[4 jj + 2 r + e]: row r0 + 8 r
+    o[i] = o[i] * a0[r] + x(i) * a1[r];
+  }
+}
+
+// Two warpgroups: warpgroup 1's state into its own stages at x (all its wgmma reads are
+// waited for once its four warps pass the barrier), then warpgroup 0 merges it: thread t of
+// both holds the same rows and columns. Every thread of the CTA calls it.
+__device__ __forceinline__ void hand_over(float* x, int wgi, int tid, float (&o)[64],
+                                          float (&m_run)[2], float (&l_run)[2]) {
+  if (wgi == 1) {
+    wg_barrier<2>(1);
+#pragma unroll
+    for (int i = 0; i < 64; ++i) x[i * kWgThreads + tid] = o[i];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      x[(64 + r) * kWgThreads + tid] = m_run[r];
+      x[(66 + r) * kWgThreads + tid] = l_run[r];
+    }
+  }
+  __syncthreads();
+  if (wgi == 1) return;
+  const float m1[2] = {x[64 * kWgThreads + tid], x[65 * kWgThreads + tid]};
+  const float l1[2] = {x[66 * kWgThreads + tid], x[67 * kWgThreads + tid]};
+  merge_state(o, m_run, l_run, m1, l1, [&](int i) { return x[i * kWgThreads + tid]; });
+}
+
+// This thread's rows of heads h0 .. h0 + nh - 1 of sequence b: normalised into out (part < 0)
+// or as split `part`'s partial (unnormalised, with its max in natural-log units and its sum).
+__device__ __forceinline__ void write_rows(const Params& p, const float (&o)[64],
+                                           const float (&m_run)[2], const float (&l_run)[2],
+                                           int b, int h0, int nh, int r0, int c, int part) {
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int row = r0 + 8 * r;
+    if (row >= nh) continue;
+    const float mx = l_run[r] > 0.f ? m_run[r] * kLn2 : -INFINITY;
+    const long long orow = static_cast<long long>(b) * p.hq + h0 + row;
+    if (part < 0) {
+      const float inv = l_run[r] > 0.f ? p.v_scale / l_run[r] : 0.f;
+      float* dst = p.out + orow * p.dv;
+#pragma unroll
+      for (int jj = 0; jj < 16; ++jj)
+        *reinterpret_cast<float2*>(dst + 8 * jj + 2 * c) =
+            make_float2(o[4 * jj + 2 * r] * inv, o[4 * jj + 2 * r + 1] * inv);
+    } else {
+      const long long prow = static_cast<long long>(part) * p.batch * p.hq + orow;
+      float* dst = p.part_acc + prow * p.dv;
+#pragma unroll
+      for (int jj = 0; jj < 16; ++jj)
+        *reinterpret_cast<float2*>(dst + 8 * jj + 2 * c) =
+            make_float2(o[4 * jj + 2 * r] * p.v_scale, o[4 * jj + 2 * r + 1] * p.v_scale);
+      if (c == 0) p.part_state[prow] = make_float2(mx, l_run[r]);
+    }
+  }
+}
+
+// Two warpgroups with split KV and p.fused: warpgroup 0 of each CTA leaves its split's state
+// (unnormalised O, max in log2 units, full row sums) as partial `split`, and the CTA of the
+// group that counts itself in last merges the other splits into its registers and writes the
+// output: one L2 round trip a split at the end of the launch, and no second kernel. Warpgroup
+// 0's threads only (named barrier 1); empty splits weigh 0 (m = -inf).
+__device__ __forceinline__ void merge_splits(const Params& p, float (&o)[64], float (&m_run)[2],
+                                             float (&l_run)[2], int group, int split, int b,
+                                             int h0, int nh, int r0, int c, int tid) {
+  __shared__ int last;
+  const long long rows = static_cast<long long>(p.batch) * p.hq;
+  const long long row0 = static_cast<long long>(b) * p.hq + h0;
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int row = r0 + 8 * r;
+    if (row >= nh) continue;
+    const long long prow = split * rows + row0 + row;
+#pragma unroll
+    for (int jj = 0; jj < 16; ++jj)
+      *reinterpret_cast<float2*>(p.part_acc + prow * p.dv + 8 * jj + 2 * c) =
+          make_float2(o[4 * jj + 2 * r], o[4 * jj + 2 * r + 1]);
+    if (c == 0) p.part_state[prow] = make_float2(m_run[r], l_run[r]);
+  }
+  __threadfence();
+  wg_barrier<2>(0);
+  if (tid == 0) {
+    last = atomicAdd(p.counters + group, 1u) + 1 == static_cast<unsigned>(p.splits);
+    if (last) p.counters[group] = 0u;  // for the next launch
+  }
+  wg_barrier<2>(0);
+  if (!last) return;
+  __threadfence();  // the others' partials, never read here before, through the L2
+  for (int other = 0; other < p.splits; ++other) {
+    if (other == split) continue;
+    float m1[2], l1[2];
+    float2 y[2][16];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const long long prow = other * rows + row0 + min(r0 + 8 * r, nh - 1);
+      const float2 st = __ldcg(p.part_state + prow);
+      m1[r] = st.x;
+      l1[r] = st.y;
+#pragma unroll
+      for (int jj = 0; jj < 16; ++jj)
+        y[r][jj] = __ldcg(reinterpret_cast<const float2*>(p.part_acc + prow * p.dv + 8 * jj + 2 * c));
+    }
+    merge_state(o, m_run, l_run, m1, l1, [&](int i) {
+      const float2 v = y[(i >> 1) & 1][i >> 2];
+      return (i & 1) ? v.y : v.x;
+    });
+  }
+  write_rows(p, o, m_run, l_run, b, h0, nh, r0, c, -1);
 }
 
 // WGS warpgroups a CTA (1 or 2): with 2, warpgroup w takes the blocks j = 2 i + w of the
@@ -133,21 +346,9 @@ __global__ void __launch_bounds__(kWgThreads * WGS, 1) grouped_wgmma_kernel(cons
     mo::copy_commit();
   }
 
-  // Q as the A operand of k-step kk (dims 16 kk ..): rows r0 / r0 + 8, the mma.sync m16n8k16
-  // A layout of the warp's 16 rows. Loaded while the first copies are in flight.
+  // Q: loaded while the first copies are in flight.
   std::uint32_t qf[kD / 16][4];
-  {
-    const std::uint32_t* qa = reinterpret_cast<const std::uint32_t*>(qg + r0 * kD);
-    const std::uint32_t* qb = qa + 4 * kD;  // 8 rows further, in 32-bit words
-    const bool va = r0 < nh, vb = r0 + 8 < nh;
-#pragma unroll
-    for (int kk = 0; kk < kD / 16; ++kk) {
-      qf[kk][0] = va ? qa[8 * kk + c] : 0u;
-      qf[kk][1] = vb ? qb[8 * kk + c] : 0u;
-      qf[kk][2] = va ? qa[8 * kk + c + 4] : 0u;
-      qf[kk][3] = vb ? qb[8 * kk + c + 4] : 0u;
-    }
-  }
+  load_q(qf, qg, r0, nh, c);
   float o[64];
 #pragma unroll
   for (int i = 0; i < 64; ++i) o[i] = 0.f;
@@ -161,70 +362,8 @@ __global__ void __launch_bounds__(kWgThreads * WGS, 1) grouped_wgmma_kernel(cons
     if (j + NS - 1 < nblk) issue(j + NS - 1);
     mo::copy_commit();
     if (p.probe & 1) continue;  // diagnostics: the copy pipeline alone
-    const std::uint32_t k_s = wg::smem_addr(st0 + (j % NS) * kStageBytes), v_s = k_s + kMatBytes;
-
-    float s[32];
-    wg::fence();
-#pragma unroll
-    for (int kk = 0; kk < kD / 16; ++kk) {
-      const std::uint32_t off = (kk >> 2) * wg::kTileBytes + (kk & 3) * 32;
-      wg::mma_rs_m64n64k16<0>(T{}, s, qf[kk], wg::desc(k_s + off, 16, 1024), kk > 0);
-    }
-    wg::commit();
-    wg::wait<0>();
-    wg::pin(s);
-
-    // Online softmax (log2 units). s[4 jj + e]: row r0 + 8 (e / 2), key 8 jj + 2 c + e % 2.
-    const long long k0 = start + static_cast<long long>(kKeys) * (WGS * j + wgi);
-    const bool full = k0 + kKeys <= end;
-    float mx[2] = {-INFINITY, -INFINITY};
-#pragma unroll
-    for (int jj = 0; jj < 8; ++jj)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const bool valid = full || k0 + 8 * jj + 2 * c + (e & 1) < end;
-        const float x = valid ? s[4 * jj + e] * p.q_mult : -INFINITY;
-        s[4 * jj + e] = x;
-        mx[e >> 1] = fmaxf(mx[e >> 1], x);
-      }
-    float al[2];
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      mx[r] = fmaxf(mx[r], ATTNLAB_SHFL_XOR(mx[r], 1, 32));
-      mx[r] = fmaxf(mx[r], ATTNLAB_SHFL_XOR(mx[r], 2, 32));
-      const float mn = fmaxf(m_run[r], mx[r]);  // finite: key k0 is valid
-      al[r] = wg::exp2_ftz(m_run[r] - mn);
-      m_run[r] = mn;
-    }
-    std::uint32_t pa[4][4];
-    float ls[2] = {0.f, 0.f};
-#pragma unroll
-    for (int jj = 0; jj < 8; ++jj) {
-      const float p0 = wg::exp2_ftz(s[4 * jj + 0] - m_run[0]), p1 = wg::exp2_ftz(s[4 * jj + 1] - m_run[0]);
-      const float p2 = wg::exp2_ftz(s[4 * jj + 2] - m_run[1]), p3 = wg::exp2_ftz(s[4 * jj + 3] - m_run[1]);
-      ls[0] += p0 + p1;
-      ls[1] += p2 + p3;
-      pa[jj >> 1][(jj & 1) * 2 + 0] = mo::pack2<T>(p0, p1);
-      pa[jj >> 1][(jj & 1) * 2 + 1] = mo::pack2<T>(p2, p3);
-    }
-    l_run[0] = l_run[0] * al[0] + ls[0];
-    l_run[1] = l_run[1] * al[1] + ls[1];
-    if (__any_sync(0xffffffffu, al[0] != 1.f || al[1] != 1.f)) {  // most blocks: no max moved
-#pragma unroll
-      for (int jj = 0; jj < 16; ++jj) {
-        o[4 * jj + 0] *= al[0];
-        o[4 * jj + 1] *= al[0];
-        o[4 * jj + 2] *= al[1];
-        o[4 * jj + 3] *= al[1];
-      }
-    }
-    wg::fence();
-#pragma unroll
-    for (int kk = 0; kk < kKeys / 16; ++kk)
-      wg::mma_rs_m64n128k16<1>(T{}, o, pa[kk], wg::desc(v_s + kk * 16 * 128, wg::kTileBytes, 1024), 1);
-    wg::commit();
-    wg::wait<0>();
-    wg::pin(o);
+    attend_block(T{}, wg::smem_addr(st0 + (j % NS) * kStageBytes), qf, o, m_run, l_run,
+                 start + static_cast<long long>(kKeys) * (WGS * j + wgi), end, p.q_mult, c);
   }
   mo::copy_wait<0>();
   if (tl) tl[2] = wg::global_ns();
@@ -235,61 +374,16 @@ __global__ void __launch_bounds__(kWgThreads * WGS, 1) grouped_wgmma_kernel(cons
     l_run[r] += ATTNLAB_SHFL_XOR(l_run[r], 2, 32);
   }
   if constexpr (WGS == 2) {
-    // Warpgroup 1's state into its own stages (all its wgmma reads are waited for once its
-    // four warps pass the barrier), then warpgroup 0 merges: thread t of both holds the same
-    // rows and columns. A state with no key (m = -inf) weighs 0.
-    float* x = reinterpret_cast<float*>(smem + NS * kStageBytes);
-    if (wgi == 1) {
-      wg_barrier<2>(1);
-#pragma unroll
-      for (int i = 0; i < 64; ++i) x[i * kWgThreads + tid] = o[i];
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        x[(64 + r) * kWgThreads + tid] = m_run[r];
-        x[(66 + r) * kWgThreads + tid] = l_run[r];
-      }
-    }
-    __syncthreads();
+    hand_over(reinterpret_cast<float*>(smem + NS * kStageBytes), wgi, tid, o, m_run, l_run);
     if (wgi == 1) return;
-    float a0[2], a1[2];
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      const float m1 = x[(64 + r) * kWgThreads + tid], l1 = x[(66 + r) * kWgThreads + tid];
-      const float mn = fmaxf(m_run[r], m1);
-      a0[r] = m_run[r] == -INFINITY ? 0.f : wg::exp2_ftz(m_run[r] - mn);
-      a1[r] = m1 == -INFINITY ? 0.f : wg::exp2_ftz(m1 - mn);
-      l_run[r] = l_run[r] * a0[r] + l1 * a1[r];
-      m_run[r] = mn;
-    }
-#pragma unroll
-    for (int i = 0; i < 64; ++i) {
-      const int r = (i >> 1) & 1;  // o[4 jj + 2 r + e]: row r0 + 8 r
-      o[i] = o[i] * a0[r] + x[i * kWgThreads + tid] * a1[r];
+    if (p.fused && p.splits > 1) {
+      merge_splits(p, o, m_run, l_run, (b * p.hkv + hkv) * p.slices + slice, split, b, h0, nh,
+                   r0, c, tid);
+      if (tl) tl[3] = wg::global_ns();
+      return;
     }
   }
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const int row = r0 + 8 * r;
-    if (row >= nh) continue;
-    const float mx = l_run[r] > 0.f ? m_run[r] * kLn2 : -INFINITY;
-    const long long orow = static_cast<long long>(b) * p.hq + h0 + row;
-    if (p.splits == 1) {
-      const float inv = l_run[r] > 0.f ? p.v_scale / l_run[r] : 0.f;
-      float* dst = p.out + orow * p.dv;
-#pragma unroll
-      for (int jj = 0; jj < 16; ++jj)
-        *reinterpret_cast<float2*>(dst + 8 * jj + 2 * c) =
-            make_float2(o[4 * jj + 2 * r] * inv, o[4 * jj + 2 * r + 1] * inv);
-    } else {
-      const long long prow = static_cast<long long>(split) * p.batch * p.hq + orow;
-      float* dst = p.part_acc + prow * p.dv;
-#pragma unroll
-      for (int jj = 0; jj < 16; ++jj)
-        *reinterpret_cast<float2*>(dst + 8 * jj + 2 * c) =
-            make_float2(o[4 * jj + 2 * r] * p.v_scale, o[4 * jj + 2 * r + 1] * p.v_scale);
-      if (c == 0) p.part_state[prow] = make_float2(mx, l_run[r]);
-    }
-  }
+  write_rows(p, o, m_run, l_run, b, h0, nh, r0, c, p.splits == 1 ? -1 : split);
   if (p.fused && p.splits > 1) {
     __syncthreads();  // the stages are free: they hold the combine's weights
     combine_if_last(p, b, (b * p.hkv + hkv) * p.slices + slice, h0, nh,
@@ -363,9 +457,8 @@ void launch_grouped_wgmma(const Params& p, bool fp16, int splits, int stages, in
   if (warpgroups != 1 && warpgroups != 2)
     throw attn::DeviceError("grouped decode v5: 1 or 2 warpgroups a CTA, found " +
                             std::to_string(warpgroups));
-  if (warpgroups == 2 && (p.fused || stages != 3))
-    throw attn::DeviceError(
-        "grouped decode v5: two warpgroups a CTA run 3 stages and a separate combine only");
+  if (warpgroups == 2 && stages != 3)
+    throw attn::DeviceError("grouped decode v5: two warpgroups a CTA run 3 stages only");
   const dim3 grid(static_cast<unsigned>(splits * p.slices), static_cast<unsigned>(p.hkv),
                   static_cast<unsigned>(p.batch));
   with_config(fp16, stages, warpgroups, [&](auto cfg) { decltype(cfg)::launch(p, grid, stream); });

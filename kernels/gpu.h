@@ -36,8 +36,11 @@ DeviceInfo query_device(); // never throws
 
 // Grouped decode (MHA/MQA/GQA/SWA): q [B, Hq, D], k/v [B, S, Hkv, D|Dv], lens [B] or nullptr,
 // out [B, Hq, Dv]. dt: kBf16, kFp16 or kFp8 (KV in e4m3, q in bf16). Throws DeviceError.
+// launches > 1 runs the decode that many times on the same workspace, the output poisoned
+// before each, and returns the last (tests: what a launch leaves behind for the next).
 void gpu_decode_grouped(const attn::GroupedDecodeShape& s, const float* q, const float* k,
-                        const float* v, const std::int64_t* lens, float* out, attn::DType dt);
+                        const float* v, const std::int64_t* lens, float* out, attn::DType dt,
+                        int launches = 1);
 // MLA absorbed decode: q [B, H, Dl + Dr], kv [B, S, Dl + Dr], out [B, H, Dl].
 void gpu_decode_mla(const attn::MlaDecodeShape& s, const float* q, const float* kv,
                     const std::int64_t* lens, float* out, attn::DType dt);

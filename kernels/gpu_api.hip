@@ -3,6 +3,7 @@
 // mla_api.hip; device discovery in gpu_device.hip.
 // The runtime first: attention/softmax_state.h needs __host__/__device__ defined (HIP).
 #include "kernels/hip_compat.h"
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <mutex>
@@ -111,7 +112,8 @@ void check_grouped_shape(const attn::GroupedDecodeShape& s) {
 }  // namespace
 
 void gpu_decode_grouped(const attn::GroupedDecodeShape& s, const float* q, const float* k,
-                        const float* v, const std::int64_t* lens, float* out, attn::DType dt) {
+                        const float* v, const std::int64_t* lens, float* out, attn::DType dt,
+                        int launches) {
   check_grouped_shape(s);
   if (dt != attn::DType::kBf16 && dt != attn::DType::kFp16 && dt != attn::DType::kFp8)
     throw attn::InputError("--dtype for the GPU must be bf16, fp16 or fp8, found " +
@@ -167,9 +169,11 @@ void gpu_decode_grouped(const attn::GroupedDecodeShape& s, const float* q, const
   a.lens = lens32.empty() ? nullptr : dlens.as<std::int32_t>();
   a.out = dout.as<float>();
   a.workspace = work.get();
-  HIP_CHECK(hipMemset(dout.get(), 0xff, no * sizeof(float)));  // NaN: unwritten outputs show
-  launch_grouped_decode(a);
-  HIP_CHECK(hipDeviceSynchronize());
+  for (int i = 0; i < std::max(1, launches); ++i) {
+    HIP_CHECK(hipMemset(dout.get(), 0xff, no * sizeof(float)));  // NaN: unwritten outputs show
+    launch_grouped_decode(a);
+    HIP_CHECK(hipDeviceSynchronize());
+  }
   HIP_CHECK(hipMemcpy(out, dout.get(), no * sizeof(float), hipMemcpyDeviceToHost));
 }
 

@@ -21,7 +21,7 @@ DeviceInfo query_device() {
 }
 
 void gpu_decode_grouped(const attn::GroupedDecodeShape&, const float*, const float*, const float*,
-                        const std::int64_t*, float*, attn::DType) {
+                        const std::int64_t*, float*, attn::DType, int) {
   no_gpu();
 }
 

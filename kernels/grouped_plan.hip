@@ -148,6 +148,7 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   int force = a.force_splits;
   if (force <= 0)
     if (const char* e = std::getenv("ATTNLAB_GROUPED_SPLITS")) force = std::atoi(e);
+  int wg_splits = 0;  // v5 two warpgroups with splits merged in registers (below)
   if (v5) {
     // v5: 3 stages of 64 keys (two CTAs an SM), 4 or 6 (one); ATTNLAB_GROUPED_STAGES.
     plan.stages = 3;
@@ -162,8 +163,20 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
     const std::int64_t groups = a.batch * a.kv_heads * plan.slices;
     const std::int64_t sms = device_multiprocessors();
     if (plan.stages == 3 && 16 * groups >= 15 * sms && groups <= sms) plan.warpgroups = 2;
-    if (const char* e = std::getenv("ATTNLAB_GROUPED_WGS")) {  // 1 | 2; 2 runs 3 stages
-      plan.warpgroups = std::atoi(e) == 2 ? 2 : 1;
+    // The same with 2-4 splits where the slices hold > 16 heads (MQA) and groups x splits
+    // fill 15/16 to all of the SMs, the splits merged in registers by the last CTA of a group
+    // (merge_splits in decode_grouped_wgmma_sm90a.hip; session 12, NOTES.md): MQA B64 S8192
+    // takes 2 splits of 4096 keys in place of 4 with one warpgroup and a second kernel.
+    const char* wgs = std::getenv("ATTNLAB_GROUPED_WGS");
+    if (plan.stages == 3 && plan.warpgroups == 1 && !wgs && force <= 0 && g > kMmaSliceHeads)
+      for (int s = 2; s <= 4; ++s)
+        if (16 * groups * s >= 15 * sms && groups * s <= sms && keys >= 1024 * s) {
+          plan.warpgroups = 2;
+          wg_splits = s;
+          break;
+        }
+    if (wgs) {  // 1 | 2; 2 runs 3 stages
+      plan.warpgroups = std::atoi(wgs) == 2 ? 2 : 1;
       if (plan.warpgroups == 2) plan.stages = 3;
     }
   }
@@ -189,6 +202,7 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
     }
     plan.stages = stages;
   }
+  if (wg_splits > 0) force = wg_splits;
   std::int64_t splits = force > 0 ? force : 1;
   if (force <= 0) {
     // v3 keeps 2 blocks (8 warps) per SM resident, v4 what its occupancy query says, v1/v2
@@ -227,7 +241,10 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   const bool fits = plan.version == 3 ? plan.splits <= 4 * a.head_dim
                     : v5              ? weights <= 3 * 32768  // the stages, >= 3 x 32 KB
                                       : weights <= 256 * std::int64_t(a.head_dim + 8);
-  plan.fused_combine = plan.splits > 1 && matrix && fuse && fits && plan.warpgroups == 1;
+  // Two warpgroups merge the splits in registers (fused) where the plan chose it above, or
+  // with ATTNLAB_GROUPED_COMBINE=2; else the separate kernel.
+  const bool wg_merge = combine == 2 || (combine <= 0 && wg_splits > 0);
+  plan.fused_combine = plan.splits > 1 && matrix && (plan.warpgroups == 1 ? fuse && fits : wg_merge);
   return plan;
 }
 
