@@ -249,8 +249,8 @@ void launch_grouped_pipe(const Params& p, bool fp16, int splits, int stages, int
 // v5 (wgmma, decode_grouped_wgmma_sm90a.hip, built where ATTNLAB_HAVE_SM90A is defined): 64
 // heads a slice, 64 keys a block, `stages` (3, 4 or 6) blocks in shared memory; bf16 / fp16,
 // D = Dv = 128; a compute capability 9.0 device (device_is_sm90, gpu_check.h). `warpgroups`
-// 2: two pipelines a CTA (3 stages each) over alternate blocks, merged in the CTA; no fused
-// combine.
+// 2: two pipelines a CTA (3 stages each) over alternate blocks, merged in the CTA; its fused
+// combine (p.fused) has the last CTA of a group merge the other splits into its registers.
 constexpr int kWgmmaSliceHeads = 64;
 constexpr int kWgmmaBlockKeys = 64;
 int grouped_wgmma_blocks_per_sm(bool fp16, int stages, int warpgroups);

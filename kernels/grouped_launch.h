@@ -29,7 +29,8 @@ struct GroupedDeviceArgs {
   int force_splits = 0;        // > 0: use this many KV splits (tuning); 0 = chosen from shape
                                // (or ATTNLAB_GROUPED_SPLITS from the environment)
   int combine = 0;             // split combine: 0 = chosen (fused where v3/v4 run with <= 8 heads
-                               // a slice, measured faster there; separate otherwise), 1 = separate
+                               // a slice, measured faster there, and where the v5 plan takes two
+                               // warpgroups with splits; separate otherwise), 1 = separate
                                // kernel, 2 = fused into the main kernel where supported
                                // (or ATTNLAB_GROUPED_COMBINE from the environment)
   void* timeline = nullptr;    // diagnostics (tools/grouped_timeline.hip), v5 only: per CTA of
