@@ -270,11 +270,11 @@ TEST_CASE("gpu v5 (wgmma, 64 heads a CTA): stages, splits, combines and head cou
   }
   unsetenv("ATTNLAB_GROUPED_COMBINE");
   unsetenv("ATTNLAB_GROUPED_STAGES");
-  // Two warpgroups a CTA (alternate blocks, merged in the CTA; a separate combine): S 1 leaves
-  // the second warpgroup without a block, odd block counts give it one fewer.
-  // With splits, the separate combine or (combine 2) the last CTA of a group merging the
-  // others' partials in its registers, three launches on one workspace: its counters must be
-  // zero again for the next launch.
+  // Two warpgroups a CTA (alternate blocks, merged in the CTA): S 1 leaves the second
+  // warpgroup without a block, odd block counts give it one fewer. With splits, the separate
+  // combine or (combine 2) the last CTA of a group merging the others' partials in its
+  // registers; three launches on one workspace each: its counters must be zero again for the
+  // next launch.
   setenv("ATTNLAB_GROUPED_WGS", "2", 1);
   for (const char* splits : {"0", "1", "2", "7"}) {
     setenv("ATTNLAB_GROUPED_SPLITS", splits, 1);
@@ -296,7 +296,7 @@ TEST_CASE("gpu v5 (wgmma, 64 heads a CTA): stages, splits, combines and head cou
   unsetenv("ATTNLAB_GROUPED_COMBINE");
   unsetenv("ATTNLAB_GROUPED_WGS");
   unsetenv("ATTNLAB_GROUPED_SPLITS");
-  // The plan's own choice for MQA B64 S8192 on a 114-132 SM part: two warpgroups, 2 splits
+  // The plan's own choice for MQA B64 S8192 on a 124-132 SM part: two warpgroups, 2 splits
   // merged in registers; checked at a smaller S with the same plan rule (keys >= 2048).
   probe.batch = 64;
   probe.seq = 8192;
