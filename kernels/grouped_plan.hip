@@ -165,8 +165,9 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
     if (plan.stages == 3 && 16 * groups >= 15 * sms && groups <= sms) plan.warpgroups = 2;
     // The same with 2-4 splits where the slices hold > 16 heads (MQA) and groups x splits
     // fill 15/16 to all of the SMs, the splits merged in registers by the last CTA of a group
-    // (merge_splits in decode_grouped_wgmma_sm90a.hip; session 12, NOTES.md): MQA B64 S8192
-    // takes 2 splits of 4096 keys in place of 4 with one warpgroup and a second kernel.
+    // (merge_splits in decode_grouped_wgmma_sm90a.hip): MQA B64 S8192 takes 2 splits of 4096
+    // keys in place of 4 with one warpgroup and a second kernel (H200, session 12 call 4, one
+    // machine, us: 74.1 / 74.0 vs 76.4 / 76.3; the separate combine 74.8).
     const char* wgs = std::getenv("ATTNLAB_GROUPED_WGS");
     if (plan.stages == 3 && plan.warpgroups == 1 && !wgs && force <= 0 && g > kMmaSliceHeads)
       for (int s = 2; s <= 4; ++s)
