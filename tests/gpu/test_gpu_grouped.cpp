@@ -249,9 +249,11 @@ TEST_CASE("gpu v5 (wgmma, 64 heads a CTA): stages, splits, combines and head cou
     return;
   }
   const std::uint64_t seed = 0x5eed0805;
-  for (const char* stages : {"3", "4", "6"}) {
-    setenv("ATTNLAB_GROUPED_STAGES", stages, 1);
-    for (const char* splits : {"0", "1", "7"}) {
+  // Every split count x combine (combine 2 needs a split) x dtype x case, under the
+  // environment the caller set; `launches` runs on one workspace each.
+  auto sweep = [&](const std::string& label, const std::vector<const char*>& split_counts,
+                   std::uint64_t seed0, int launches) {
+    for (const char* splits : split_counts) {
       setenv("ATTNLAB_GROUPED_SPLITS", splits, 1);
       for (const char* combine : {"1", "2"}) {
         if (std::string(splits) == "1" && std::string(combine) == "2") continue;
@@ -259,16 +261,21 @@ TEST_CASE("gpu v5 (wgmma, 64 heads a CTA): stages, splits, combines and head cou
         for (attn::DType dt : {attn::DType::kBf16, attn::DType::kFp16}) {
           for (std::size_t i = 0; i < cases.size(); ++i) {
             const Case& c = cases[i];
-            INFO("stages " << stages << " splits " << splits << " combine " << combine << " seed "
-                           << seed + i << " dtype " << dt_name(dt) << " B " << c.b << " S " << c.s
-                           << " Hq " << c.hq << " Hkv " << c.hkv << " W " << c.w);
-            CHECK(run_case(c, dt, seed + i, 8e-3, 2e-2) < 8e-3);
+            INFO(label << ", splits " << splits << " combine " << combine << " seed " << seed0 + i
+                       << " dtype " << dt_name(dt) << " B " << c.b << " S " << c.s << " Hq "
+                       << c.hq << " Hkv " << c.hkv << " W " << c.w);
+            CHECK(run_case(c, dt, seed0 + i, 8e-3, 2e-2, false, launches) < 8e-3);
           }
         }
       }
     }
+    unsetenv("ATTNLAB_GROUPED_COMBINE");
+    unsetenv("ATTNLAB_GROUPED_SPLITS");
+  };
+  for (const char* stages : {"3", "4", "6"}) {
+    setenv("ATTNLAB_GROUPED_STAGES", stages, 1);
+    sweep(std::string("stages ") + stages, {"0", "1", "7"}, seed, 1);
   }
-  unsetenv("ATTNLAB_GROUPED_COMBINE");
   unsetenv("ATTNLAB_GROUPED_STAGES");
   // Two warpgroups a CTA (alternate blocks, merged in the CTA): S 1 leaves the second
   // warpgroup without a block, odd block counts give it one fewer. With splits, the separate
@@ -276,26 +283,8 @@ TEST_CASE("gpu v5 (wgmma, 64 heads a CTA): stages, splits, combines and head cou
   // registers; three launches on one workspace each: its counters must be zero again for the
   // next launch.
   setenv("ATTNLAB_GROUPED_WGS", "2", 1);
-  for (const char* splits : {"0", "1", "2", "7"}) {
-    setenv("ATTNLAB_GROUPED_SPLITS", splits, 1);
-    for (const char* combine : {"1", "2"}) {
-      if (std::string(splits) == "1" && std::string(combine) == "2") continue;
-      setenv("ATTNLAB_GROUPED_COMBINE", combine, 1);
-      for (attn::DType dt : {attn::DType::kBf16, attn::DType::kFp16}) {
-        for (std::size_t i = 0; i < cases.size(); ++i) {
-          const Case& c = cases[i];
-          INFO("two warpgroups, splits " << splits << " combine " << combine << " seed "
-                                         << seed + 100 + i << " dtype " << dt_name(dt) << " B "
-                                         << c.b << " S " << c.s << " Hq " << c.hq << " Hkv "
-                                         << c.hkv << " W " << c.w);
-          CHECK(run_case(c, dt, seed + 100 + i, 8e-3, 2e-2, false, 3) < 8e-3);
-        }
-      }
-    }
-  }
-  unsetenv("ATTNLAB_GROUPED_COMBINE");
+  sweep("two warpgroups", {"0", "1", "2", "7"}, seed + 100, 3);
   unsetenv("ATTNLAB_GROUPED_WGS");
-  unsetenv("ATTNLAB_GROUPED_SPLITS");
   // The plan's own choice for MQA B64 S8192 on a 124-132 SM part: two warpgroups, 2 splits
   // merged in registers; checked at a smaller S with the same plan rule (keys >= 2048).
   probe.batch = 64;
@@ -314,7 +303,6 @@ TEST_CASE("gpu v5 (wgmma, 64 heads a CTA): stages, splits, combines and head cou
     INFO("MQA B64 S2100 as planned, seed " << seed + 300 << " dtype " << dt_name(dt));
     CHECK(run_case(c, dt, seed + 300, 8e-3, 2e-2, false, 3) < 8e-3);
   }
-  unsetenv("ATTNLAB_GROUPED_SPLITS");
   unsetenv("ATTNLAB_GROUPED_VERSION");
 }
 
