@@ -44,6 +44,11 @@ struct BenchResult {
   std::string device;      // "cpu" or "gpu"
   double median_us = 0, min_us = 0, max_us = 0;
   int runs = 0;
+  // GPU, steady state: median device time of one step when `steps` steps run back to back in
+  // one graph (as inside a model's decode graph), i.e. without the fixed cost of a lone graph
+  // launch between two events; 0 where not measured (CPU, older results files).
+  double step_us = 0;
+  int steps = 0;
   std::uint64_t kv_bytes = 0;  // as BenchCase::kv_bytes() for the storage dtype used
   double gbps = 0;             // all bytes read (KV + Q) and written / median time
   double max_abs_err = 0;      // vs the CPU float64 reference

@@ -9,14 +9,22 @@ namespace kern {
 // times the L2), measured now. Throws DeviceError.
 double gpu_read_probe_gbps();
 
-// Device time of one graph launch of an empty kernel between two events, timed as every case
-// is (median us): the fixed part of each small decode figure. Throws DeviceError.
-double gpu_launch_floor_us();
+// A device time in the bench's two timings (median us): one step as one graph launch between
+// two events (BenchResult::median_us), and one step of many back to back in one graph
+// (BenchResult::step_us).
+struct GpuTiming {
+  double single_us = 0;
+  double step_us = 0;
+};
 
-// Device time (median us) of the read probe over `bytes` (rounded down to 16), timed as every
-// case is: one graph launch a run between two events, rotated copies together > 4x the L2.
-// The best a kernel reading that many bytes can do under this timing. Throws DeviceError.
-double gpu_read_probe_us(std::size_t bytes);
+// An empty kernel timed as every case is: the fixed part of each small decode figure.
+// Throws DeviceError.
+GpuTiming gpu_launch_floor();
+
+// The read probe over `bytes` (rounded down to 16), timed as every case is (rotated copies
+// together > 4x the L2): the best a kernel reading that many bytes can do under each timing.
+// Throws DeviceError.
+GpuTiming gpu_read_probe_time(std::size_t bytes);
 
 // One case: upload rotated inputs, check against the CPU float64 reference, warm up, time with
 // device events. Errors of the case go into BenchResult::error; throws DeviceError only when

@@ -10,7 +10,12 @@
 //   4. each copy's decode step (main kernel + split-KV combine) is captured in a graph; after a
 //      warm-up, every run is one graph launch between two device events, so a figure is the
 //      device time of one decode step including the gap between its two kernels, without the
-//      host's launch overhead; many runs, median with min and max.
+//      host's launch overhead; many runs, median with min and max;
+//   5. then the steady state: `steps` decode steps (one a copy, in rotation) captured back to
+//      back in one graph, as a model's decode graph runs them, timed between two events; a
+//      step's figure (step_us) is that time over `steps`, median of many runs. It leaves out
+//      the fixed cost of one graph launch between two events (~3 us on the H200, empty kernel)
+//      and keeps the gap between consecutive kernels (~1 us there).
 // The runtime first: attention/softmax_state.h needs __host__/__device__ defined (HIP).
 #include "kernels/hip_compat.h"
 #include <algorithm>
@@ -97,8 +102,20 @@ struct Events {
 struct Timing {
   double median_us = 0, min_us = 0, max_us = 0;
   int runs = 0;
+  double step_us = 0;  // steady state: median graph of `steps` back-to-back steps / steps
+  int steps = 0;
   bool cancelled = false;
 };
+
+double median_of(std::vector<double>& v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Steps a steady-state graph holds: every copy at least once (so the L2 holds none of the
+// next step's inputs) and >= 8, so the graph's own launch is spread over many steps.
+int steady_steps(int copies) { return copies * ((8 + copies - 1) / copies); }
 
 // launch(copy, stream) enqueues one decode step on copy `copy`.
 Timing time_runs(const std::function<void(int, hipStream_t)>& launch, int copies,
@@ -155,12 +172,54 @@ Timing time_runs(const std::function<void(int, hipStream_t)>& launch, int copies
     const int runs = static_cast<int>(us.size());
     if ((runs >= min_runs && secs >= opt.min_seconds) || runs >= kMaxRuns) break;
   }
-  std::sort(us.begin(), us.end());
-  const std::size_t n = us.size();
-  t.runs = static_cast<int>(n);
-  t.min_us = us.front();
-  t.max_us = us.back();
-  t.median_us = n % 2 ? us[n / 2] : 0.5 * (us[n / 2 - 1] + us[n / 2]);
+  t.runs = static_cast<int>(us.size());
+  t.min_us = *std::min_element(us.begin(), us.end());
+  t.max_us = *std::max_element(us.begin(), us.end());
+  t.median_us = median_of(us);
+
+  // Steady state: the steps back to back in one graph, between two events.
+  const int steps = steady_steps(copies);
+  Graph chain;
+  HIP_CHECK(hipStreamBeginCapture(stream.s, hipStreamCaptureModeThreadLocal));
+  try {
+    for (int i = 0; i < steps; ++i) launch(i % copies, stream.s);
+  } catch (...) {
+    hipGraph_t broken = nullptr;
+    (void)hipStreamEndCapture(stream.s, &broken);
+    if (broken) (void)hipGraphDestroy(broken);
+    throw;
+  }
+  HIP_CHECK(hipStreamEndCapture(stream.s, &chain.g));
+  HIP_CHECK(hipGraphInstantiate(&chain.exec, chain.g, nullptr, nullptr, 0));
+  HIP_CHECK(hipGraphLaunch(chain.exec, stream.s));  // warm-up
+  HIP_CHECK(hipStreamSynchronize(stream.s));
+  constexpr int kChainBatch = 10;
+  Events cev(2 * kChainBatch);
+  std::vector<double> per_step;
+  const auto c0 = std::chrono::steady_clock::now();
+  while (true) {
+    for (int i = 0; i < kChainBatch; ++i) {
+      HIP_CHECK(hipEventRecord(cev.e[2 * i], stream.s));
+      HIP_CHECK(hipGraphLaunch(chain.exec, stream.s));
+      HIP_CHECK(hipEventRecord(cev.e[2 * i + 1], stream.s));
+    }
+    HIP_CHECK(hipStreamSynchronize(stream.s));
+    for (int i = 0; i < kChainBatch; ++i) {
+      float ms = 0;
+      HIP_CHECK(hipEventElapsedTime(&ms, cev.e[2 * i], cev.e[2 * i + 1]));
+      per_step.push_back(1e3 * ms / steps);
+    }
+    if (opt.cancel && opt.cancel->load()) {
+      t.cancelled = true;
+      return t;
+    }
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
+    const int n = static_cast<int>(per_step.size());
+    if ((n >= 20 && secs >= 0.5 * opt.min_seconds) || n >= 1000) break;
+  }
+  t.step_us = median_of(per_step);
+  t.steps = steps;
   return t;
 }
 
@@ -240,6 +299,8 @@ void check_and_time(const std::function<void(int, hipStream_t)>& launch, DeviceC
   r.min_us = t.min_us;
   r.max_us = t.max_us;
   r.runs = t.runs;
+  r.step_us = t.step_us;
+  r.steps = t.steps;
   // Checked again after the timed runs: state a launch leaves behind (the fused combine's
   // counters, a workspace reused by every run) must not change the next result.
   HIP_CHECK(hipMemset(dc.out[0].get(), 0xff, n_out * sizeof(float)));
@@ -398,7 +459,7 @@ __global__ void empty_kernel() {}
 
 }  // namespace
 
-double gpu_launch_floor_us() {
+GpuTiming gpu_launch_floor() {
   require_device();
   BenchOptions opt;
   opt.min_runs = 200;
@@ -409,10 +470,10 @@ double gpu_launch_floor_us() {
         HIP_CHECK_LAUNCH();
       },
       2, opt);
-  return t.median_us;
+  return {t.median_us, t.step_us};
 }
 
-double gpu_read_probe_us(std::size_t bytes) {
+GpuTiming gpu_read_probe_time(std::size_t bytes) {
   require_device();
   bytes = bytes / 16 * 16;
   if (bytes == 0) throw attn::DeviceError("read probe: no bytes to read");
@@ -433,7 +494,7 @@ double gpu_read_probe_us(std::size_t bytes) {
         HIP_CHECK_LAUNCH();
       },
       n, opt);
-  return t.median_us;
+  return {t.median_us, t.step_us};
 }
 
 BenchResult gpu_bench_case(const BenchCase& c, const BenchOptions& opt) {

@@ -8,11 +8,11 @@ double gpu_read_probe_gbps() {
   throw attn::DeviceError("this build has no GPU support; use --device cpu");
 }
 
-double gpu_launch_floor_us() {
+GpuTiming gpu_launch_floor() {
   throw attn::DeviceError("this build has no GPU support; use --device cpu");
 }
 
-double gpu_read_probe_us(std::size_t) {
+GpuTiming gpu_read_probe_time(std::size_t) {
   throw attn::DeviceError("this build has no GPU support; use --device cpu");
 }
 

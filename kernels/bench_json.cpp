@@ -128,6 +128,10 @@ Json result_json(const BenchResult& r) {
   // Extras.
   j["scale"] = effective_scale(c);
   j["probe_gbps"] = number_or_null(r.probe_gbps);
+  if (r.steps > 0) {
+    j["step_us"] = number_or_null(r.step_us);
+    j["steps"] = r.steps;
+  }
   j["label"] = c.label;
   j["peer_us"] = number_or_null(c.peer_us);
   j["peer_name"] = c.peer_name;
@@ -172,6 +176,9 @@ BenchResult parse_result(const Json& j, const std::string& where) {
     c.scale = s->get<double>();
   }
   r.probe_gbps = rd.measure("probe_gbps", false);
+  r.step_us = rd.measure("step_us", false);
+  if (std::isnan(r.step_us)) r.step_us = 0;
+  r.steps = static_cast<int>(rd.integer("steps", false, 0, 1 << 20));
   c.label = rd.str("label", false);
   c.peer_us = rd.measure("peer_us", false);
   if (std::isnan(c.peer_us)) c.peer_us = 0;

@@ -53,11 +53,12 @@ int main(int argc, char** argv) {
     return 3;
   }
   const double probe = kern::gpu_read_probe_gbps();
-  std::printf("device %s, driver %s, %s; read probe %.0f GB/s; empty-kernel graph %.2f us\n",
-              d.name.c_str(), d.driver.c_str(), d.runtime.c_str(), probe,
-              kern::gpu_launch_floor_us());
-  std::printf("%-22s %9s %9s %9s %6s %8s %6s %8s %6s %9s\n", "case", "median", "min", "max",
-              "runs", "GB/s", "%probe", "peer", "x", "maxerr");
+  const kern::GpuTiming empty = kern::gpu_launch_floor();
+  std::printf("device %s, driver %s, %s; read probe %.0f GB/s; empty kernel %.2f us alone, %.2f us a step in a graph\n",
+              d.name.c_str(), d.driver.c_str(), d.runtime.c_str(), probe, empty.single_us,
+              empty.step_us);
+  std::printf("%-22s %9s %9s %9s %6s %8s %8s %6s %8s %6s %9s\n", "case", "median", "min", "max",
+              "runs", "step", "GB/s", "%probe", "peer", "x", "maxerr");
   kern::BenchOptions opt;
   opt.device = kern::BenchDevice::kGpu;
   opt.min_runs = 50;
@@ -83,7 +84,8 @@ int main(int argc, char** argv) {
          << ", \"latent_dim\": 0, \"rope_dim\": 0, \"dtype\": \"" << attn::dtype_name(r.dt)
          << "\", \"device\": \"gpu\", \"median_us\": " << res.median_us
          << ", \"min_us\": " << res.min_us << ", \"max_us\": " << res.max_us
-         << ", \"runs\": " << res.runs << ", \"kv_bytes\": " << res.kv_bytes
+         << ", \"runs\": " << res.runs << ", \"step_us\": " << res.step_us
+         << ", \"steps\": " << res.steps << ", \"kv_bytes\": " << res.kv_bytes
          << ", \"gbps\": " << res.gbps << ", \"max_abs_err\": " << res.max_abs_err
          << ", \"checked\": " << (res.checked ? "true" : "false") << ", \"probe_gbps\": "
          << probe << ", \"peer_us\": " << r.peer << ", \"peer_name\": \"issue 3 peer\""
@@ -106,12 +108,13 @@ int main(int argc, char** argv) {
     // The read probe over the same bytes under the same timing: what a kernel that only read
     // the cache would take here (ATTNLAB_DRV_READ=0 skips it).
     const char* rd = std::getenv("ATTNLAB_DRV_READ");
-    const double read_us = rd && *rd == '0' ? 0.0 : kern::gpu_read_probe_us(res.kv_bytes);
-    std::printf("%-22s %9.2f %9.2f %9.2f %6d %8.0f %6.1f %8.1f %6.2f %9.2e  v%d ns%d wg%d kb%d mt%d wt%d sp%d%s  read %.2f us (kernel %.1f %% over)\n",
-                r.label, res.median_us, res.min_us, res.max_us, res.runs, res.gbps,
+    const kern::GpuTiming rt = rd && *rd == '0' ? kern::GpuTiming{} : kern::gpu_read_probe_time(res.kv_bytes);
+    const double read_us = rt.single_us;
+    std::printf("%-22s %9.2f %9.2f %9.2f %6d %8.2f %8.0f %6.1f %8.1f %6.2f %9.2e  v%d ns%d wg%d kb%d mt%d wt%d sp%d%s  read %.2f us, step %.2f (kernel %.1f %% over)\n",
+                r.label, res.median_us, res.min_us, res.max_us, res.runs, res.step_us, res.gbps,
                 100.0 * res.gbps / probe, r.peer, r.peer > 0 ? r.peer / res.median_us : 0.0,
                 res.max_abs_err, pl.version, pl.stages, pl.warpgroups, pl.keys, pl.mtiles, pl.tile_warps, pl.splits,
-                pl.fused_combine ? " fused" : "", read_us,
+                pl.fused_combine ? " fused" : "", read_us, rt.step_us,
                 read_us > 0 ? 100.0 * (res.median_us / read_us - 1.0) : 0.0);
   }
   if (json_path) {

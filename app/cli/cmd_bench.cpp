@@ -46,8 +46,9 @@ std::string report_table(const kern::BenchReport& rep) {
       d.name.c_str(), d.kind == "cpu" ? format("%d threads", d.threads).c_str() : d.runtime.c_str(),
       d.kind == "cpu" ? "" : format(", %d multiprocessors", d.multiprocessors).c_str(),
       d.probe_gbps);
-  out += format("%-38s %-5s %10s %10s %10s %6s %8s %6s %9s %9s\n", "case", "dtype", "median us",
-                "min us", "max us", "runs", "GB/s", "probe", "max err", "peer us");
+  out += format("%-38s %-5s %10s %10s %10s %6s %10s %8s %6s %9s %9s\n", "case", "dtype",
+                "median us", "min us", "max us", "runs", "in graph", "GB/s", "probe", "max err",
+                "peer us");
   for (const auto& r : rep.results) {
     const std::string name = case_text(r.c);
     const std::string dt(attn::dtype_name(r.c.dtype));
@@ -56,13 +57,15 @@ std::string report_table(const kern::BenchReport& rep) {
       continue;
     }
     const double frac = r.probe_gbps > 0 ? 100.0 * r.gbps / r.probe_gbps : 0;
-    out += format("%-38s %-5s %10.1f %10.1f %10.1f %6d %8.1f %5.0f%% %9.2e %9s\n", name.c_str(),
-                  dt.c_str(), r.median_us, r.min_us, r.max_us, r.runs, r.gbps, frac, r.max_abs_err,
-                  r.c.peer_us > 0 ? format("%.1f", r.c.peer_us).c_str() : "-");
+    out += format("%-38s %-5s %10.1f %10.1f %10.1f %6d %10s %8.1f %5.0f%% %9.2e %9s\n",
+                  name.c_str(), dt.c_str(), r.median_us, r.min_us, r.max_us, r.runs,
+                  r.steps > 0 ? format("%.1f", r.step_us).c_str() : "-", r.gbps, frac,
+                  r.max_abs_err, r.c.peer_us > 0 ? format("%.1f", r.c.peer_us).c_str() : "-");
   }
   out += format(
       "date %s, commit %s, suite %s; every result was checked against the float64 "
-      "reference before timing",
+      "reference before timing; \"in graph\" is one step of many run back to back in one "
+      "graph (GPU)",
       rep.date.c_str(), rep.commit.c_str(), rep.suite.c_str());
   return out;
 }

@@ -373,3 +373,31 @@ TEST_CASE("gpu read probe measures a positive bandwidth", "[gpu]") {
   std::printf("read probe: %.0f GB/s\n", gbps);
   CHECK(gbps > 10.0);
 }
+
+TEST_CASE("gpu bench times a step alone and back to back in a graph", "[gpu]") {
+  // An empty kernel: inside a graph of many steps each costs the gap between two kernels
+  // (~1 us on an H200), alone the whole graph launch between two events (~3 us).
+  const kern::GpuTiming empty = kern::gpu_launch_floor();
+  std::printf("empty kernel: %.2f us alone, %.2f us a step in a graph\n", empty.single_us,
+              empty.step_us);
+  CHECK(empty.step_us > 0.0);
+  CHECK(empty.step_us < empty.single_us);
+  kern::BenchCase c;
+  c.variant = attn::Variant::kGqa;
+  c.batch = 3;
+  c.seq = 777;
+  c.q_heads = 12;
+  c.kv_heads = 4;
+  c.head_dim = 128;
+  kern::BenchOptions opt;
+  opt.device = kern::BenchDevice::kGpu;
+  opt.min_seconds = 0.02;
+  const kern::BenchResult r = kern::gpu_bench_case(c, opt);
+  INFO(r.error);
+  REQUIRE(r.error.empty());
+  CHECK(r.checked);
+  CHECK(r.steps >= 8);
+  CHECK(std::isfinite(r.step_us));
+  CHECK(r.step_us > 0.0);
+  CHECK(r.step_us <= r.max_us);
+}

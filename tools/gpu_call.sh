@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# One device call (run from the copied worktree on the GPU machine, .deps carried; see the
+# device tool's README): build attnlab, attnlab_gpu_tests and the tuning driver once (kept in
+# /tmp/bcall while the machine stays warm), then the stages named in $STAGES, in order:
+#   drv     tools/gpu_bench_driver on the peers' grouped rows (median, step in a graph, probe)
+#   ncu     each grouped kernel's own duration and DRAM bytes under Nsight Compute
+#   small   env-knob variants of the two latency rows (GQA B1 S4096, MQA B16 S4096)
+#   tests   attnlab_gpu_tests (filter in $TEST_FILTER, limit $TEST_LIMIT s)
+#   suites  attnlab bench --device gpu --suite peers|amd-mixed-mla|sweep --json
+# A stage whose budget no longer fits under $LIMIT seconds (default 560) is skipped and says so.
+# Logs and JSON go under $OUT. Usage: STAGES="drv tests" bash tools/gpu_call.sh <commit>
+set -uo pipefail
+COMMIT=${1:-unknown}
+OUT=${OUT:-/tmp/out}
+LIMIT=${LIMIT:-560}
+DEPS=$PWD/.deps/usr
+B=/tmp/bcall
+LOG=$OUT/call.log
+{ date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv; } > $LOG 2>&1
+if [ ! -x /tmp/drv ]; then
+  cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$DEPS -DATTNLAB_GUI=off \
+    -DATTNLAB_GPU=cuda -DATTNLAB_CUDA_ARCH=90 -DATTNLAB_GIT_COMMIT=$COMMIT > $OUT/build.log 2>&1
+  cmake --build $B -j16 --target attnlab attnlab_gpu_tests attnlab_kernels >> $OUT/build.log 2>&1 \
+    || { tail -40 $OUT/build.log; exit 1; }
+  nvcc -O2 -std=c++17 -I. -I$DEPS/include tools/gpu_bench_driver.cpp $B/libattnlab_kernels.a \
+    $B/libattnlab_core.a -o /tmp/drv >> $OUT/build.log 2>&1 || { tail -20 $OUT/build.log; exit 1; }
+fi
+echo "build done at ${SECONDS}s" | tee -a $LOG
+fits() {  # fits NAME SECONDS
+  if [ $((SECONDS + $2)) -gt "$LIMIT" ]; then echo "== $1 SKIPPED (${SECONDS}s used, needs $2)" | tee -a $LOG; return 1; fi
+  echo "== $1 at ${SECONDS}s" | tee -a $LOG
+}
+small() {  # small LABEL-FILTER ENV...
+  local f=$1; shift
+  printf '%-44s ' "$*"; env ATTNLAB_DRV_READ=0 "$@" /tmp/drv "$f" 2>&1 | sed -n 3p
+}
+for st in ${STAGES:-drv}; do
+  case $st in
+    drv) fits drv 120 && /tmp/drv "${DRV_FILTER:-}" $OUT/drv.json $COMMIT 2>&1 | tee $OUT/drv.log ;;
+    small) fits small 120 && {
+      for e in "" "ATTNLAB_GROUPED_SPLITS=8" "ATTNLAB_GROUPED_SPLITS=32" "ATTNLAB_GROUPED_COMBINE=1" \
+               "ATTNLAB_GROUPED_VERSION=5" "ATTNLAB_GROUPED_VERSION=5 ATTNLAB_GROUPED_STAGES=4" \
+               "ATTNLAB_GROUPED_VERSION=5 ATTNLAB_GROUPED_STAGES=6" \
+               "ATTNLAB_GROUPED_VERSION=5 ATTNLAB_GROUPED_STAGES=4 ATTNLAB_GROUPED_SPLITS=32" \
+               "ATTNLAB_GROUPED_VERSION=5 ATTNLAB_GROUPED_WGS=2 ATTNLAB_GROUPED_SPLITS=16"; do
+        small "GQA B1 S4096" $e
+      done
+      for e in "" "ATTNLAB_GROUPED_SPLITS=4" "ATTNLAB_GROUPED_SPLITS=16" "ATTNLAB_GROUPED_COMBINE=2" \
+               "ATTNLAB_GROUPED_STAGES=4" "ATTNLAB_GROUPED_STAGES=6" "ATTNLAB_GROUPED_WGS=2 ATTNLAB_GROUPED_SPLITS=8" \
+               "ATTNLAB_GROUPED_VERSION=4"; do
+        small "MQA B16 S4096" $e
+      done
+    } 2>&1 | tee $OUT/small.log ;;
+    ncu) fits ncu 90 && {  # each kernel's own duration (no launch or event cost), first launches
+      for f in "GQA B1 S4096" "MQA B16 S4096" "GQA B16 S4096"; do
+        echo "-- $f"
+        ATTNLAB_DRV_READ=0 timeout 60 ncu --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum \
+          -k regex:'grouped|combine' --launch-skip 2 --launch-count 4 /tmp/drv "$f" 2>&1 \
+          | grep -E "grouped|combine|gpu__time|dram__bytes|ERR|rror" | cut -c1-160
+      done; } 2>&1 | tee $OUT/ncu.log ;;
+    tests) fits tests "${TEST_LIMIT:-300}" && {
+      eval timeout "${TEST_LIMIT:-300}" $B/tests/attnlab_gpu_tests ${TEST_FILTER:-} > $OUT/tests.log 2>&1
+      echo "tests rc=$?"; tail -4 $OUT/tests.log; } 2>&1 | tee -a $LOG ;;
+    suites) for s in peers amd-mixed-mla sweep; do
+      fits "suite $s" 150 && { timeout 200 $B/attnlab bench --device gpu --suite $s --json $OUT/$s.json 2> $OUT/$s.err
+        echo "suite $s rc=$?"; tail -2 $OUT/$s.err; } 2>&1 | tee -a $LOG
+    done ;;
+    *) echo "unknown stage $st" ;;
+  esac
+done
+echo "done at ${SECONDS}s" | tee -a $LOG
