@@ -67,15 +67,16 @@ std::string num(double v) {
 std::string results_csv(const kern::BenchReport& r) {
   std::ostringstream o;
   o << "label,variant,batch,seq,q_heads,kv_heads,head_dim,window,latent_dim,rope_dim,dtype,"
-       "device,median_us,min_us,max_us,runs,kv_bytes,gbps,max_abs_err,checked,probe_gbps,"
-       "error,device_name,driver,date,commit,suite\n";
+       "device,median_us,min_us,max_us,runs,step_us,steps,kv_bytes,gbps,max_abs_err,checked,"
+       "probe_gbps,error,device_name,driver,date,commit,suite\n";
   for (const kern::BenchResult& x : r.results) {
     const kern::BenchCase& c = x.c;
     o << csv_field(c.label) << ',' << attn::variant_name(c.variant) << ',' << c.batch << ','
       << c.seq << ',' << c.q_heads << ',' << c.kv_heads << ',' << c.head_dim << ','
       << c.window << ',' << c.latent_dim << ',' << c.rope_dim << ','
       << attn::dtype_name(c.dtype) << ',' << x.device << ',' << num(x.median_us) << ','
-      << num(x.min_us) << ',' << num(x.max_us) << ',' << x.runs << ',' << x.kv_bytes << ','
+      << num(x.min_us) << ',' << num(x.max_us) << ',' << x.runs << ',' << num(x.step_us) << ','
+      << x.steps << ',' << x.kv_bytes << ','
       << num(x.gbps) << ',' << num(x.max_abs_err) << ',' << (x.checked ? "true" : "false")
       << ',' << num(x.probe_gbps) << ',' << csv_field(x.error) << ','
       << csv_field(r.device.name) << ',' << csv_field(r.device.driver) << ','

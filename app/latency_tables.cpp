@@ -20,7 +20,10 @@ void draw_results_table(const ResultSet& set) {
   ImGui::TextDisabled("%zu result(s)", set.report.results.size());
   ImGui::SameLine();
   vis::help_marker(
-      "median, min .. max: time of one decode step over the timed runs. GB/s: all bytes read "
+      "median, min .. max: time of one decode step over the timed runs, each run one graph "
+      "launch between two device events. in a graph: one step of many run back to back in one "
+      "graph, as a model's decode graph runs them (GPU): it leaves out the fixed cost of a lone "
+      "launch (~3 us on an H200) and keeps the gap between kernels (~1 us). GB/s: all bytes read "
       "(KV and Q) and written, over the median. of read BW: that against a streaming read "
       "measured on the same device in the same run (the practical ceiling). max error: largest "
       "|difference| to the float64 CPU reference, checked before timing. KV read: cache bytes "
@@ -39,13 +42,14 @@ void draw_results_table(const ResultSet& set) {
   const attn::GpuSpec* here = set.report.device.kind == "cpu"
                                   ? nullptr
                                   : gpu_spec_for_device(set.report.device.name);
-  if (!ImGui::BeginTable("##results", 12, flags, ImVec2(0, h))) return;
+  if (!ImGui::BeginTable("##results", 13, flags, ImVec2(0, h))) return;
   ImGui::TableSetupScrollFreeze(1, 1);
   ImGui::TableSetupColumn("case");
   ImGui::TableSetupColumn("device");
   ImGui::TableSetupColumn("dtype");
   ImGui::TableSetupColumn("median");
   ImGui::TableSetupColumn("min .. max");
+  ImGui::TableSetupColumn("in a graph");
   ImGui::TableSetupColumn("GB/s");
   ImGui::TableSetupColumn("of read BW");
   ImGui::TableSetupColumn("max error");
@@ -71,6 +75,11 @@ void draw_results_table(const ResultSet& set) {
     ImGui::TextUnformatted(us_text(r.median_us).c_str());
     ImGui::TableNextColumn();
     ImGui::Text("%s .. %s", us_text(r.min_us).c_str(), us_text(r.max_us).c_str());
+    ImGui::TableNextColumn();
+    if (r.steps > 0 && r.step_us > 0)
+      ImGui::TextUnformatted(us_text(r.step_us).c_str());
+    else
+      ImGui::TextDisabled("-");
     ImGui::TableNextColumn();
     ImGui::Text("%.1f", r.gbps);
     ImGui::TableNextColumn();

@@ -191,9 +191,12 @@ TEST_CASE("bench: JSON round trip and the strict reader", "[bench]") {
     r.max_abs_err = u(rng) * 1e-6;
     r.checked = true;
     r.probe_gbps = rep.device.probe_gbps;
+    r.step_us = r.median_us * 0.8;
+    r.steps = 8 + static_cast<int>(rep.results.size());
     rep.results.push_back(r);
   }
   rep.results[3].error = "out of memory";
+  rep.results[5].steps = 0;  // not measured (CPU, older files): no step fields written
   const std::string text = kern::bench_report_json(rep);
   const kern::BenchReport back = kern::parse_bench_report(text, "r.json");
   CHECK(back.device.name == rep.device.name);
@@ -214,6 +217,8 @@ TEST_CASE("bench: JSON round trip and the strict reader", "[bench]") {
     CHECK(b.c.label == a.c.label);
     CHECK(b.c.peer_us == a.c.peer_us);
     CHECK(b.median_us == a.median_us);  // doubles are written to round-trip exactly
+    CHECK(b.steps == a.steps);
+    CHECK(b.step_us == (a.steps > 0 ? a.step_us : 0.0));
     CHECK(b.max_abs_err == a.max_abs_err);
     CHECK(b.kv_bytes == a.kv_bytes);
     CHECK(b.checked == a.checked);
@@ -251,6 +256,13 @@ TEST_CASE("bench: JSON round trip and the strict reader", "[bench]") {
   j = nlohmann::json::parse(text);
   j["results"][1]["seq"] = 4096.5;
   CHECK(error_of(j.dump()).find("results[1].seq") != std::string::npos);
+  CHECK(text.find("\"step_us\"") != std::string::npos);
+  for (const char* field : {"step_us", "steps"}) {  // optional, but checked when present
+    CAPTURE(field);
+    j = nlohmann::json::parse(text);
+    j["results"][0][field] = -1;
+    CHECK(error_of(j.dump()).find(std::string("results[0].") + field) != std::string::npos);
+  }
 }
 
 TEST_CASE("bench: the CPU runner checks before timing, for every variant", "[bench]") {
