@@ -4,6 +4,7 @@
 # /tmp/bcall while the machine stays warm), then the stages named in $STAGES, in order:
 #   drv     tools/gpu_bench_driver on the peers' grouped rows (median, step in a graph, probe)
 #   ncu     each grouped kernel's own duration and DRAM bytes under Nsight Compute
+#   timeline  tools/grouped_timeline (v5 per-CTA times) on the two latency rows
 #   small   env-knob variants of the two latency rows (GQA B1 S4096, MQA B16 S4096)
 #   tests   attnlab_gpu_tests (filter in $TEST_FILTER, limit $TEST_LIMIT s)
 #   suites  attnlab bench --device gpu --suite peers|amd-mixed-mla|sweep --json
@@ -58,6 +59,13 @@ for st in ${STAGES:-drv}; do
           -k regex:'grouped|combine' --launch-skip 2 --launch-count 4 /tmp/drv "$f" 2>&1 \
           | grep -E "grouped|combine|gpu__time|dram__bytes|ERR|rror" | cut -c1-160
       done; } 2>&1 | tee $OUT/ncu.log ;;
+    timeline) fits timeline 60 && {  # v5's per-CTA timeline on the two latency rows
+      nvcc -std=c++17 -O3 -arch=sm_90 -I. -x cu -c tools/grouped_timeline.hip -o /tmp/tl.o &&
+        nvcc -arch=sm_90 /tmp/tl.o $B/libattnlab_kernels.a $B/libattnlab_core.a -o /tmp/tl || exit 1
+      for e in "ATTNLAB_GROUPED_VERSION=5 ATTNLAB_GROUPED_STAGES=4" "ATTNLAB_GROUPED_VERSION=5"; do
+        echo "-- GQA B1 S4096 $e"; env $e /tmp/tl 1 4096 32 8 2>&1 | grep -v "SMs (id"
+      done
+      echo "-- MQA B16 S4096"; /tmp/tl 16 4096 32 1 2>&1 | grep -v "SMs (id"; } 2>&1 | tee $OUT/timeline.log ;;
     tests) fits tests "${TEST_LIMIT:-300}" && {
       eval timeout "${TEST_LIMIT:-300}" $B/tests/attnlab_gpu_tests ${TEST_FILTER:-} > $OUT/tests.log 2>&1
       echo "tests rc=$?"; tail -4 $OUT/tests.log; } 2>&1 | tee -a $LOG ;;
