@@ -493,7 +493,7 @@ void launch_kernels(const GroupedPlan& plan, const Params& p, hipStream_t stream
     grouped_generic_kernel<Kv><<<grid, dim3(kThreads), smem, stream>>>(p);
   }
   HIP_CHECK_LAUNCH();
-  if (plan.splits > 1 && !plan.fused_combine) {
+  if (plan.splits > 1 && !plan.fused_combine && plan.cluster == 0) {
     const long long elems = static_cast<long long>(p.batch) * p.hq * p.dv;
     const int vec = p.dv % 4 == 0 ? 4 : 1;
     const long long per_cta = static_cast<long long>(kCombineThreads) * vec;
@@ -537,6 +537,7 @@ void launch_grouped_decode(const GroupedDeviceArgs& a) {
   p.window = a.window;
   p.splits = plan.splits;
   p.slices = plan.slices;
+  p.cluster = plan.cluster;
   const bool fp8 = a.dt == attn::DType::kFp8;
   p.q_mult = a.scale * (fp8 ? a.k_scale : 1.0f) * kLog2e;
   p.v_scale = fp8 ? a.v_scale : 1.0f;

@@ -103,6 +103,8 @@ struct Params {
   int fused;             // 1: the last block of each (b, kv head, slice) does the combine
   unsigned long long* timeline;  // v5 diagnostics, GroupedDeviceArgs::timeline; nullptr = off
   int probe;             // v5 diagnostics (ATTNLAB_GROUPED_PROBE): 1 = copies only, no math
+  int cluster;           // v5, one warpgroup, one slice: > 1 = the `splits` CTAs of a group are
+                         // one thread-block cluster and merge through distributed shared memory
 };
 
 // Key range [start, end) of block `split` of sequence b.
@@ -254,6 +256,10 @@ void launch_grouped_pipe(const Params& p, bool fp16, int splits, int stages, int
 constexpr int kWgmmaSliceHeads = 64;
 constexpr int kWgmmaBlockKeys = 64;
 int grouped_wgmma_blocks_per_sm(bool fp16, int stages, int warpgroups);
+// Clusters of `size` CTAs (one warpgroup, `stages` stages) that can be resident at once; 0
+// where such a cluster cannot be scheduled (size 9-16 needs the non-portable attribute,
+// which is set here).
+int grouped_wgmma_max_clusters(bool fp16, int stages, int size);
 void launch_grouped_wgmma(const Params& p, bool fp16, int splits, int stages, int warpgroups,
                           hipStream_t stream);
 

@@ -31,7 +31,9 @@ struct GroupedDeviceArgs {
   int combine = 0;             // split combine: 0 = chosen (fused where v3/v4 run with <= 8 heads
                                // a slice, measured faster there, and where the v5 plan takes two
                                // warpgroups with splits; separate otherwise), 1 = separate
-                               // kernel, 2 = fused into the main kernel where supported
+                               // kernel, 2 = fused into the main kernel where supported,
+                               // 3 = v5's cluster merge where it can run (one warpgroup, one
+                               // head slice, 2-16 splits), else as 0
                                // (or ATTNLAB_GROUPED_COMBINE from the environment)
   void* timeline = nullptr;    // diagnostics (tools/grouped_timeline.hip), v5 only: per CTA of
                                // the main kernel 8 u64: %globaltimer ns at its start, when its
@@ -63,6 +65,9 @@ struct GroupedPlan {
   std::int64_t chunk = 0;  // keys per split
   std::int64_t blocks = 0; // blocks of the main kernel
   bool fused_combine = false;  // splits > 1 merged by the main kernel's last block per group
+  int cluster = 0;       // v5: > 1 = the splits of a group run as one thread-block cluster of
+                         // this many CTAs and merge through distributed shared memory (no
+                         // workspace, no combine kernel); 0 = not a cluster
 };
 
 GroupedPlan grouped_plan(const GroupedDeviceArgs& a);

@@ -232,6 +232,8 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   int combine = a.combine;
   if (combine <= 0)
     if (const char* e = std::getenv("ATTNLAB_GROUPED_COMBINE")) combine = std::atoi(e);
+  const bool ask_cluster = combine == 3;  // else chosen as with 0
+  if (ask_cluster) combine = 0;
   // The kernel's shared memory holds the weights, slice_heads x splits floats: v3 has 4 x 16 x D
   // floats, v4 at least 256 (D + 8) bytes (2 stages). Chosen for slices of <= 8 heads (GQA B1
   // S4096, 4 heads: 17.9 vs 18.6 us separate, v3); with 16 heads the last block's tail costs
@@ -246,6 +248,21 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   // with ATTNLAB_GROUPED_COMBINE=2; else the separate kernel.
   const bool wg_merge = combine == 2 || (combine <= 0 && wg_splits > 0);
   plan.fused_combine = plan.splits > 1 && matrix && (plan.warpgroups == 1 ? fuse && fits : wg_merge);
+  // v5 with one warpgroup and one head slice: the splits of a group as one thread-block
+  // cluster, merged through distributed shared memory (cluster_merge in
+  // decode_grouped_wgmma_sm90a.hip) in place of the workspace and the fused or separate
+  // combine. Taken where 2-8 splits (portable clusters) and every group's cluster fit at once;
+  // ATTNLAB_GROUPED_COMBINE=3 asks for it wherever it can run (2-16 splits), 1 / 2 never.
+#if defined(ATTNLAB_HAVE_SM90A)
+  if (v5 && plan.warpgroups == 1 && plan.slices == 1 && plan.splits >= 2 &&
+      (ask_cluster || (combine <= 0 && plan.splits <= 8))) {
+    const int fit = grouped_wgmma_max_clusters(fp16, plan.stages, plan.splits);
+    if (fit >= 1 && (ask_cluster || fit >= base)) {
+      plan.cluster = plan.splits;
+      plan.fused_combine = false;
+    }
+  }
+#endif
   return plan;
 }
 

@@ -16,6 +16,8 @@ using hipEvent_t = cudaEvent_t;
 using hipGraph_t = cudaGraph_t;
 using hipGraphExec_t = cudaGraphExec_t;
 using hipDeviceProp_t = cudaDeviceProp;
+using hipLaunchConfig_t = cudaLaunchConfig_t;
+using hipLaunchAttribute = cudaLaunchAttribute;
 
 // constants
 #define hipSuccess cudaSuccess
@@ -28,6 +30,8 @@ using hipDeviceProp_t = cudaDeviceProp;
 #define hipStreamNonBlocking cudaStreamNonBlocking
 #define hipStreamCaptureModeThreadLocal cudaStreamCaptureModeThreadLocal
 #define hipFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
+#define hipFuncAttributeNonPortableClusterSizeAllowed cudaFuncAttributeNonPortableClusterSizeAllowed
+#define hipLaunchAttributeClusterDimension cudaLaunchAttributeClusterDimension
 #define hipDeviceAttributeMultiprocessorCount cudaDevAttrMultiProcessorCount
 #define hipDeviceAttributeComputeCapabilityMajor cudaDevAttrComputeCapabilityMajor
 #define hipDeviceAttributeComputeCapabilityMinor cudaDevAttrComputeCapabilityMinor
@@ -50,6 +54,8 @@ using hipDeviceProp_t = cudaDeviceProp;
 #define hipMemGetInfo cudaMemGetInfo
 #define hipFuncSetAttribute cudaFuncSetAttribute
 #define hipOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
+#define hipOccupancyMaxActiveClusters cudaOccupancyMaxActiveClusters
+#define hipLaunchKernelEx cudaLaunchKernelEx
 
 // memory
 #define hipMalloc cudaMalloc

@@ -34,6 +34,8 @@ int main(int argc, char** argv) {
       {"GQA B16 S4096", Variant::kGqa, 16, 4096, 32, 8, 0, bf, 76.5},
       {"GQA B64 S8192", Variant::kGqa, 64, 8192, 32, 8, 0, bf, 493},
       {"GQA B1 S131072", Variant::kGqa, 1, 131072, 32, 8, 0, bf, 139},
+      {"GQA B4 S4096", Variant::kGqa, 4, 4096, 32, 8, 0, bf, 0},
+      {"GQA B8 S4096", Variant::kGqa, 8, 4096, 32, 8, 0, bf, 0},
       {"MQA B16 S4096", Variant::kMqa, 16, 4096, 32, 1, 0, bf, 55.7},
       {"MQA B64 S8192", Variant::kMqa, 64, 8192, 32, 1, 0, bf, 84.4},
       {"MHA B16 S4096", Variant::kMha, 16, 4096, 32, 32, 0, bf, 255},
@@ -110,11 +112,11 @@ int main(int argc, char** argv) {
     const char* rd = std::getenv("ATTNLAB_DRV_READ");
     const kern::GpuTiming rt = rd && *rd == '0' ? kern::GpuTiming{} : kern::gpu_read_probe_time(res.kv_bytes);
     const double read_us = rt.single_us;
-    std::printf("%-22s %9.2f %9.2f %9.2f %6d %8.2f %8.0f %6.1f %8.1f %6.2f %9.2e  v%d ns%d wg%d kb%d mt%d wt%d sp%d%s  read %.2f us, step %.2f (kernel %.1f %% over)\n",
+    std::printf("%-22s %9.2f %9.2f %9.2f %6d %8.2f %8.0f %6.1f %8.1f %6.2f %9.2e  v%d ns%d wg%d kb%d mt%d wt%d sp%d%s%s  read %.2f us, step %.2f (kernel %.1f %% over)\n",
                 r.label, res.median_us, res.min_us, res.max_us, res.runs, res.step_us, res.gbps,
                 100.0 * res.gbps / probe, r.peer, r.peer > 0 ? r.peer / res.median_us : 0.0,
                 res.max_abs_err, pl.version, pl.stages, pl.warpgroups, pl.keys, pl.mtiles, pl.tile_warps, pl.splits,
-                pl.fused_combine ? " fused" : "", read_us, rt.step_us,
+                pl.fused_combine ? " fused" : "", pl.cluster > 1 ? " cluster" : "", read_us, rt.step_us,
                 read_us > 0 ? 100.0 * (res.median_us / read_us - 1.0) : 0.0);
   }
   if (json_path) {

@@ -276,6 +276,43 @@ TEST_CASE("gpu v5 (wgmma, 64 heads a CTA): stages, splits, combines and head cou
     setenv("ATTNLAB_GROUPED_STAGES", stages, 1);
     sweep(std::string("stages ") + stages, {"0", "1", "7"}, seed, 1);
   }
+  // The cluster merge (combine 3): the splits of a group as one thread-block cluster, merged
+  // through distributed shared memory; 2-8 splits are portable clusters, 16 needs the
+  // non-portable size, 5 leaves ranks with unequal row counts. Cases it cannot take (two head
+  // slices, more than 16 splits) fall back to the plan's other combines and must match too.
+  setenv("ATTNLAB_GROUPED_COMBINE", "3", 1);
+  for (const char* stages : {"3", "4"}) {
+    setenv("ATTNLAB_GROUPED_STAGES", stages, 1);
+    for (const char* splits : {"0", "2", "5", "8", "16"}) {
+      setenv("ATTNLAB_GROUPED_SPLITS", splits, 1);
+      for (attn::DType dt : {attn::DType::kBf16, attn::DType::kFp16}) {
+        for (std::size_t i = 0; i < cases.size(); ++i) {
+          const Case& c = cases[i];
+          INFO("cluster merge, stages " << stages << " splits " << splits << " seed "
+                                        << seed + 200 + i << " dtype " << dt_name(dt) << " B "
+                                        << c.b << " S " << c.s << " Hq " << c.hq << " Hkv "
+                                        << c.hkv << " W " << c.w);
+          CHECK(run_case(c, dt, seed + 200 + i, 8e-3, 2e-2, false, 2) < 8e-3);
+        }
+      }
+    }
+  }
+  {
+    kern::GroupedDeviceArgs m = probe;  // MQA-like: one slice of 32 heads, 8 splits
+    m.batch = 2;
+    m.seq = 4096;
+    m.q_heads = 32;
+    m.kv_heads = 1;
+    setenv("ATTNLAB_GROUPED_STAGES", "3", 1);
+    setenv("ATTNLAB_GROUPED_SPLITS", "8", 1);
+    const kern::GroupedPlan pl = kern::grouped_plan(m);
+    CHECK(pl.cluster == 8);
+    CHECK(!pl.fused_combine);
+    m.q_heads = 128;  // two slices: no cluster
+    CHECK(kern::grouped_plan(m).cluster == 0);
+  }
+  unsetenv("ATTNLAB_GROUPED_SPLITS");
+  unsetenv("ATTNLAB_GROUPED_COMBINE");
   unsetenv("ATTNLAB_GROUPED_STAGES");
   // Two warpgroups a CTA (alternate blocks, merged in the CTA): S 1 leaves the second
   // warpgroup without a block, odd block counts give it one fewer. With splits, the separate
