@@ -73,7 +73,7 @@ for st in ${STAGES:-drv}; do
     tests) fits tests "${TEST_LIMIT:-300}" && {
       eval timeout "${TEST_LIMIT:-300}" $B/tests/attnlab_gpu_tests ${TEST_FILTER:-} > $OUT/tests.log 2>&1
       echo "tests rc=$?"; tail -4 $OUT/tests.log; } 2>&1 | tee -a $LOG ;;
-    suites) for s in peers amd-mixed-mla sweep; do
+    suites) for s in ${SUITES:-peers amd-mixed-mla sweep}; do
       fits "suite $s" 150 && { timeout 200 $B/attnlab bench --device gpu --suite $s --json $OUT/$s.json 2> $OUT/$s.err
         echo "suite $s rc=$?"; tail -2 $OUT/$s.err; } 2>&1 | tee -a $LOG
     done ;;
