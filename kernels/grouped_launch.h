@@ -33,7 +33,8 @@ struct GroupedDeviceArgs {
                                // warpgroups with splits; separate otherwise), 1 = separate
                                // kernel, 2 = fused into the main kernel where supported,
                                // 3 = v5's cluster merge where it can run (one warpgroup, one
-                               // head slice, 2-16 splits), else as 0
+                               // head slice, 2-16 splits; never chosen by 0: slower where
+                               // measured), else as 0
                                // (or ATTNLAB_GROUPED_COMBINE from the environment)
   void* timeline = nullptr;    // diagnostics (tools/grouped_timeline.hip), v5 only: per CTA of
                                // the main kernel 8 u64: %globaltimer ns at its start, when its

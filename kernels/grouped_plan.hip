@@ -251,16 +251,15 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   // v5 with one warpgroup and one head slice: the splits of a group as one thread-block
   // cluster, merged through distributed shared memory (cluster_merge in
   // decode_grouped_wgmma_sm90a.hip) in place of the workspace and the fused or separate
-  // combine. Taken where 2-8 splits (portable clusters) and every group's cluster fit at once;
-  // ATTNLAB_GROUPED_COMBINE=3 asks for it wherever it can run (2-16 splits), 1 / 2 never.
+  // combine. Only where ATTNLAB_GROUPED_COMBINE=3 asks for it (2-16 splits that the device can
+  // schedule as clusters): it measured slower than the plan's combines on every row tried
+  // (H100, session 13, us: MQA B16 S4096 8 splits 23.78 vs 21.34 with the separate kernel; GQA
+  // B1 S4096 v5 16 splits 17.60 at 3 stages, 25.12 at 4, vs 15.78 with the fused tail).
 #if defined(ATTNLAB_HAVE_SM90A)
-  if (v5 && plan.warpgroups == 1 && plan.slices == 1 && plan.splits >= 2 &&
-      (ask_cluster || (combine <= 0 && plan.splits <= 8))) {
-    const int fit = grouped_wgmma_max_clusters(fp16, plan.stages, plan.splits);
-    if (fit >= 1 && (ask_cluster || fit >= base)) {
-      plan.cluster = plan.splits;
-      plan.fused_combine = false;
-    }
+  if (ask_cluster && v5 && plan.warpgroups == 1 && plan.slices == 1 && plan.splits >= 2 &&
+      grouped_wgmma_max_clusters(fp16, plan.stages, plan.splits) >= 1) {
+    plan.cluster = plan.splits;
+    plan.fused_combine = false;
   }
 #endif
   return plan;
