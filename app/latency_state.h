@@ -51,8 +51,11 @@ struct LatencyState {
   std::string job_note;    // "cancelled after 3 of 12 cases"
 
   bool tabs_initialised = false;  // the first frame picks the tab (roofline when no results)
+  int open_tab = -1;       // a tab to bring forward on the next frame (0 Table, 1 CPU vs GPU,
+                           // 2 Plots, 3 Roofline), then -1 again; -1: the user's choice
   bool plot_all_sets = false;  // plots: every set, not only the selected one
   int plot_x = 0;          // 0: against S, 1: against B
+  bool plot_steps = true;  // plots: GPU lines of the in-graph step time beside the lone launch
   char import_path[1024] = "";
   char export_path[1024] = "attnlab-results.json";
   int export_format = 0;   // 0 JSON, 1 CSV

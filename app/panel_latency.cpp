@@ -302,11 +302,16 @@ void draw_plots(LatencyState& st, const ResultSet& set) {
   ImGui::SameLine();
   ImGui::Checkbox("every result set", &st.plot_all_sets);
   ImGui::SameLine();
+  ImGui::Checkbox("in a graph too", &st.plot_steps);
+  ImGui::SameLine();
   vis::help_marker(
       "One line per shape: the other dimensions fixed, S (or B) varying; dashed lines are CPU "
       "runs. Decode time should grow linearly with the bytes read; GB/s shows how close each "
       "point gets to the memory. 'every result set' draws all runs, recorded and imported sets "
-      "together (CPU and GPU side by side), each line named by its set.");
+      "together (CPU and GPU side by side), each line named by its set. 'in a graph too' adds, "
+      "for GPU results, the time of one step of many run back to back in one graph (lines "
+      "without markers): the gap to the lone launch is the launch's fixed cost, which is most "
+      "of a small case and nothing of a large one.");
   vis::PlotSpec lat, bw;
   for (vis::PlotSpec* p : {&lat, &bw}) {
     p->x.label = st.plot_x == 0 ? "S (cached tokens)" : "B (batch)";
@@ -339,28 +344,37 @@ void draw_plots(LatencyState& st, const ResultSet& set) {
     const std::string drop = st.plot_x == 0 ? " S1" : " B1";
     const std::size_t at = name.find(drop);
     if (at != std::string::npos) name.erase(at, drop.size());
-    auto it = index.find(name);
-    if (it == index.end()) {
-      if (index.size() >= 16) continue;  // keep the legend readable
-      it = index.emplace(name, static_cast<int>(lat.series.size())).first;
-      vis::Series s;
-      s.name = name;
-      s.markers = true;
-      s.dashed = r.device == "cpu";
-      lat.series.push_back(s);
-      bw.series.push_back(s);
-    }
     const double x = static_cast<double>(st.plot_x == 0 ? r.c.seq : r.c.batch);
-    lat.series[it->second].x.push_back(x);
-    lat.series[it->second].y.push_back(r.median_us);
-    bw.series[it->second].x.push_back(x);
-    bw.series[it->second].y.push_back(r.gbps);
+    // The lone launch (median, markers), and where measured the step in a graph (no markers;
+    // its GB/s: the same bytes over the step time).
+    const bool steps = st.plot_steps && r.steps > 0 && r.step_us > 0;
+    for (int line = 0; line < (steps ? 2 : 1); ++line) {
+      const std::string key = line == 0 ? name : name + " in a graph";
+      auto it = index.find(key);
+      if (it == index.end()) {
+        it = index.emplace(key, static_cast<int>(lat.series.size())).first;
+        vis::Series s;
+        s.name = key;
+        s.markers = line == 0;
+        s.dashed = r.device == "cpu";
+        lat.series.push_back(s);
+        bw.series.push_back(s);
+      }
+      const double us = line == 0 ? r.median_us : r.step_us;
+      lat.series[it->second].x.push_back(x);
+      lat.series[it->second].y.push_back(us);
+      bw.series[it->second].x.push_back(x);
+      bw.series[it->second].y.push_back(r.gbps * r.median_us / us);
+    }
   }
-  // A shape measured at one S (or B) only is no line against it: leave it out.
-  for (vis::PlotSpec* p : {&lat, &bw})
+  // A shape measured at one S (or B) only is no line against it: leave it out; then keep the
+  // legend readable (16 lines at most, in the order the results come).
+  for (vis::PlotSpec* p : {&lat, &bw}) {
     p->series.erase(std::remove_if(p->series.begin(), p->series.end(),
                                    [](const vis::Series& s) { return s.x.size() < 2; }),
                     p->series.end());
+    if (p->series.size() > 16) p->series.resize(16);
+  }
   for (vis::PlotSpec* p : {&lat, &bw})
     for (vis::Series& s : p->series) {  // sort each line by x
       std::vector<std::size_t> o(s.x.size());
@@ -529,7 +543,10 @@ void draw_latency_panel(App& app) {
   const int sel = selected_index(st);
   const ResultSet* set = sel >= 0 ? &st.sets[sel] : nullptr;
   if (ImGui::BeginTabBar("##latency_tabs")) {
-    if (ImGui::BeginTabItem("Table")) {
+    const auto asked = [&](int tab) {
+      return st.open_tab == tab ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None;
+    };
+    if (ImGui::BeginTabItem("Table", nullptr, asked(0))) {
       if (set) {
         draw_results_table(*set);
       } else {
@@ -539,18 +556,19 @@ void draw_latency_panel(App& app) {
       }
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem("CPU vs GPU")) {
+    if (ImGui::BeginTabItem("CPU vs GPU", nullptr, asked(1))) {
       draw_cpu_vs_gpu(st);
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem("Plots")) {
+    if (ImGui::BeginTabItem("Plots", nullptr, asked(2))) {
       if (set) draw_plots(st, *set); else ImGui::TextDisabled("no results to plot");
       ImGui::EndTabItem();
     }
     // With nothing measured yet the roofline (with the model's projected point) opens first.
     const ImGuiTabItemFlags roof_flags =
-        (!set && !st.tabs_initialised) ? ImGuiTabItemFlags_SetSelected : 0;
+        (!set && !st.tabs_initialised) ? ImGuiTabItemFlags_SetSelected : asked(3);
     st.tabs_initialised = true;
+    st.open_tab = -1;
     if (ImGui::BeginTabItem("Roofline", nullptr, roof_flags)) {
       draw_roofline(app, set);
       ImGui::EndTabItem();

@@ -75,6 +75,7 @@ Settings settings_from_app(const App& app) {
   s.latency.min_seconds = l.min_seconds;
   s.latency.plot_x = name_at(l.plot_x, kPlotX);
   s.latency.plot_all_sets = l.plot_all_sets;
+  s.latency.plot_steps = l.plot_steps;
   s.latency.import_path = l.import_path;
   s.latency.export_path = l.export_path;
   s.latency.export_format = name_at(l.export_format, kFormats);
@@ -128,6 +129,7 @@ void apply_settings(const Settings& s, App& app) {
   l.min_seconds = s.latency.min_seconds;
   l.plot_x = index_of(s.latency.plot_x, kPlotX, 0);
   l.plot_all_sets = s.latency.plot_all_sets;
+  l.plot_steps = s.latency.plot_steps;
   copy_path(l.import_path, s.latency.import_path);
   copy_path(l.export_path, s.latency.export_path);
   l.export_format = index_of(s.latency.export_format, kFormats, 0);

@@ -262,6 +262,7 @@ Settings read_settings(const std::string& text, const std::string& origin,
     l->read_number("min_seconds", x.min_seconds, 0.0, 2.0);
     l->read_choice("plot_x", x.plot_x, {"S", "B"});
     l->read_bool("plot_all_sets", x.plot_all_sets);
+    l->read_bool("plot_steps", x.plot_steps);
     l->read_string("import_path", x.import_path, kMaxPathField);
     l->read_string("export_path", x.export_path, kMaxPathField);
     l->read_choice("export_format", x.export_format, {"json", "csv"});
@@ -315,7 +316,8 @@ std::string settings_to_json(const Settings& s) {
                   {"gpu_dtype", l.gpu_dtype},     {"layer", l.layer},
                   {"cpu_threads", l.cpu_threads}, {"min_runs", l.min_runs},
                   {"min_seconds", l.min_seconds}, {"plot_x", l.plot_x},
-                  {"plot_all_sets", l.plot_all_sets}, {"import_path", l.import_path},
+                  {"plot_all_sets", l.plot_all_sets}, {"plot_steps", l.plot_steps},
+                  {"import_path", l.import_path},
                   {"export_path", l.export_path}, {"export_format", l.export_format}};
   j["data_flow"] = {{"animate", s.data_flow.animate},
                     {"steps_per_second", s.data_flow.steps_per_second},

@@ -39,6 +39,7 @@ struct LatencySettings {
   float min_seconds = 0.2f;        // 0..2
   std::string plot_x = "S";        // plots against S or B
   bool plot_all_sets = false;
+  bool plot_steps = true;          // GPU lines of the in-graph step time too
   std::string import_path;         // results file path fields (< 1024 bytes)
   std::string export_path = "attnlab-results.json";
   std::string export_format = "json";  // json, csv

@@ -148,8 +148,21 @@ TEST_CASE("gui2 panels: the latency panel draws while a CPU job runs and collect
   CHECK(s.origin == app::ResultSet::Origin::kRun);
   CHECK(s.report.results.size() == 2);
   CHECK(a.latency.job_error.empty());
-  // The other tabs' content draws with results present.
-  for (int f = 0; f < 2; ++f) imgui.frame([&] { app::draw_latency_panel(a); });
+  // Every tab's content draws with results present: the run, and the recorded GPU sets (whose
+  // results carry the in-graph step time) with and without its plot lines.
+  for (int tab = 0; tab < 4; ++tab) {
+    CAPTURE(tab);
+    for (int sel = 0; sel < static_cast<int>(a.latency.sets.size()); ++sel) {
+      CAPTURE(sel);
+      a.latency.selected = sel;
+      for (bool steps : {true, false}) {
+        a.latency.plot_steps = steps;
+        a.latency.open_tab = tab;
+        for (int f = 0; f < 2; ++f) imgui.frame([&] { app::draw_latency_panel(a); });
+        CHECK(a.latency.open_tab == -1);
+      }
+    }
+  }
 }
 
 TEST_CASE("gui2 panels: the attention matrices are recomputed only when an input changes",

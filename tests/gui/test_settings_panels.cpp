@@ -43,6 +43,7 @@ void randomise_panels(app::Settings& s, std::mt19937& rng) {
   l.min_seconds = static_cast<float>(pick(rng, 0, 200)) / 100.0f;
   l.plot_x = pick_of<std::string>(rng, {"S", "B"});
   l.plot_all_sets = pick(rng, 0, 1) == 1;
+  l.plot_steps = pick(rng, 0, 1) == 1;
   l.import_path = "results-" + std::to_string(pick(rng, 0, 99)) + ".json";
   l.export_path = "out-" + std::to_string(pick(rng, 0, 99)) + ".csv";
   l.export_format = pick_of<std::string>(rng, {"json", "csv"});
@@ -163,6 +164,7 @@ TEST_CASE("settings v2: each bad per-panel value falls back alone, with a warnin
       {R"("latency": {"min_seconds": 7.5})", "latency.min_seconds"},
       {R"("latency": {"plot_x": "T"})", "latency.plot_x"},
       {R"("latency": {"plot_all_sets": "yes"})", "latency.plot_all_sets"},
+      {R"("latency": {"plot_steps": 1})", "latency.plot_steps"},
       {R"("latency": {"import_path": 5})", "latency.import_path"},
       {R"("latency": {"export_path": ")" + std::string(2000, 'x') + R"("})", "latency.export_path"},
       {R"("latency": {"export_format": "xml"})", "latency.export_format"},
