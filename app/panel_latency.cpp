@@ -185,7 +185,10 @@ void draw_run_controls(App& app) {
     ImGui::SliderFloat("min seconds per case", &st.min_seconds, 0.0f, 2.0f, "%.2f");
     ImGui::TextWrapped(
         "Each case is checked against the CPU float64 reference first, warmed up, then timed "
-        "many times (device events on the GPU); the median is shown with min and max.");
+        "many times (device events on the GPU); the median is shown with min and max. On the "
+        "GPU each timed run is one decode step launched alone, and a second figure ('in a "
+        "graph') times many steps back to back in one graph, as a model's decode graph runs "
+        "them: the difference is the fixed cost of a lone launch, most of a small case.");
     ImGui::TextWrapped(
         "CPU runs started here use idle priority (SCHED_IDLE, nice 19) and by default all cores "
         "but one, so the window stays smooth: they lose the CPU time the explorer takes (about "

@@ -11,7 +11,9 @@
 # A stage whose budget no longer fits under $LIMIT seconds (default 560) is skipped and says so.
 # Logs and JSON go under $OUT. Usage: STAGES="drv tests" bash tools/gpu_call.sh <commit>
 set -uo pipefail
-COMMIT=${1:-unknown}
+# The commit must come from here: the device's copy of .git may not hold this checkout's
+# latest commits (session 13: `git rev-parse HEAD` there named the landed base, not the tree).
+COMMIT=${1:?usage: STAGES="..." bash tools/gpu_call.sh <commit of this tree, from git rev-parse here>}
 OUT=${OUT:-/tmp/out}
 LIMIT=${LIMIT:-560}
 DEPS=$PWD/.deps/usr
