@@ -117,6 +117,44 @@ double median_of(std::vector<double>& v) {
 // next step's inputs) and >= 8, so the graph's own launch is spread over many steps.
 int steady_steps(int copies) { return copies * ((8 + copies - 1) / copies); }
 
+// Captures what `enqueue` puts on stream s into g and instantiates it; a failure inside the
+// capture ends it (the partial graph destroyed) before it propagates.
+void capture(hipStream_t s, Graph& g, const std::function<void()>& enqueue) {
+  HIP_CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeThreadLocal));
+  try {
+    enqueue();
+  } catch (...) {
+    hipGraph_t broken = nullptr;
+    (void)hipStreamEndCapture(s, &broken);
+    if (broken) (void)hipGraphDestroy(broken);
+    throw;
+  }
+  HIP_CHECK(hipStreamEndCapture(s, &g.g));
+  HIP_CHECK(hipGraphInstantiate(&g.exec, g.g, nullptr, nullptr, 0));
+}
+
+// One batch of ev.e.size() / 2 timed runs: each the graph next() returns, launched between two
+// events; appends each run's device time in us over `per` to out.
+void time_batch(hipStream_t s, Events& ev, const std::function<hipGraphExec_t()>& next,
+                double per, std::vector<double>& out) {
+  const std::size_t n = ev.e.size() / 2;
+  for (std::size_t i = 0; i < n; ++i) {
+    HIP_CHECK(hipEventRecord(ev.e[2 * i], s));
+    HIP_CHECK(hipGraphLaunch(next(), s));
+    HIP_CHECK(hipEventRecord(ev.e[2 * i + 1], s));
+  }
+  HIP_CHECK(hipStreamSynchronize(s));
+  for (std::size_t i = 0; i < n; ++i) {
+    float ms = 0;
+    HIP_CHECK(hipEventElapsedTime(&ms, ev.e[2 * i], ev.e[2 * i + 1]));
+    out.push_back(1e3 * ms / per);
+  }
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 // launch(copy, stream) enqueues one decode step on copy `copy`.
 Timing time_runs(const std::function<void(int, hipStream_t)>& launch, int copies,
                  const BenchOptions& opt) {
@@ -125,19 +163,8 @@ Timing time_runs(const std::function<void(int, hipStream_t)>& launch, int copies
   HIP_CHECK(hipStreamSynchronize(stream.s));
   std::vector<std::unique_ptr<Graph>> graphs;
   for (int i = 0; i < copies; ++i) {
-    auto g = std::make_unique<Graph>();
-    HIP_CHECK(hipStreamBeginCapture(stream.s, hipStreamCaptureModeThreadLocal));
-    try {
-      launch(i, stream.s);
-    } catch (...) {
-      hipGraph_t broken = nullptr;
-      (void)hipStreamEndCapture(stream.s, &broken);
-      if (broken) (void)hipGraphDestroy(broken);
-      throw;
-    }
-    HIP_CHECK(hipStreamEndCapture(stream.s, &g->g));
-    HIP_CHECK(hipGraphInstantiate(&g->exec, g->g, nullptr, nullptr, 0));
-    graphs.push_back(std::move(g));
+    graphs.push_back(std::make_unique<Graph>());
+    capture(stream.s, *graphs.back(), [&] { launch(i, stream.s); });
   }
   for (int i = 0; i < copies; ++i) HIP_CHECK(hipGraphLaunch(graphs[i]->exec, stream.s));
   HIP_CHECK(hipStreamSynchronize(stream.s));
@@ -151,20 +178,12 @@ Timing time_runs(const std::function<void(int, hipStream_t)>& launch, int copies
   Timing t;
   int next = 0;
   while (true) {
-    for (int i = 0; i < kBatch; ++i) {
-      HIP_CHECK(hipEventRecord(ev.e[2 * i], stream.s));
-      HIP_CHECK(hipGraphLaunch(graphs[next]->exec, stream.s));
-      HIP_CHECK(hipEventRecord(ev.e[2 * i + 1], stream.s));
+    time_batch(stream.s, ev, [&] {
+      const hipGraphExec_t g = graphs[next]->exec;
       next = (next + 1) % copies;
-    }
-    HIP_CHECK(hipStreamSynchronize(stream.s));
-    for (int i = 0; i < kBatch; ++i) {
-      float ms = 0;
-      HIP_CHECK(hipEventElapsedTime(&ms, ev.e[2 * i], ev.e[2 * i + 1]));
-      us.push_back(1e3 * ms);
-    }
-    const double secs =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      return g;
+    }, 1.0, us);
+    const double secs = seconds_since(t0);
     if (opt.cancel && opt.cancel->load()) {
       t.cancelled = true;
       return t;
@@ -180,43 +199,22 @@ Timing time_runs(const std::function<void(int, hipStream_t)>& launch, int copies
   // Steady state: the steps back to back in one graph, between two events.
   const int steps = steady_steps(copies);
   Graph chain;
-  HIP_CHECK(hipStreamBeginCapture(stream.s, hipStreamCaptureModeThreadLocal));
-  try {
+  capture(stream.s, chain, [&] {
     for (int i = 0; i < steps; ++i) launch(i % copies, stream.s);
-  } catch (...) {
-    hipGraph_t broken = nullptr;
-    (void)hipStreamEndCapture(stream.s, &broken);
-    if (broken) (void)hipGraphDestroy(broken);
-    throw;
-  }
-  HIP_CHECK(hipStreamEndCapture(stream.s, &chain.g));
-  HIP_CHECK(hipGraphInstantiate(&chain.exec, chain.g, nullptr, nullptr, 0));
+  });
   HIP_CHECK(hipGraphLaunch(chain.exec, stream.s));  // warm-up
   HIP_CHECK(hipStreamSynchronize(stream.s));
-  constexpr int kChainBatch = 10;
-  Events cev(2 * kChainBatch);
+  Events cev(2 * 10);
   std::vector<double> per_step;
   const auto c0 = std::chrono::steady_clock::now();
   while (true) {
-    for (int i = 0; i < kChainBatch; ++i) {
-      HIP_CHECK(hipEventRecord(cev.e[2 * i], stream.s));
-      HIP_CHECK(hipGraphLaunch(chain.exec, stream.s));
-      HIP_CHECK(hipEventRecord(cev.e[2 * i + 1], stream.s));
-    }
-    HIP_CHECK(hipStreamSynchronize(stream.s));
-    for (int i = 0; i < kChainBatch; ++i) {
-      float ms = 0;
-      HIP_CHECK(hipEventElapsedTime(&ms, cev.e[2 * i], cev.e[2 * i + 1]));
-      per_step.push_back(1e3 * ms / steps);
-    }
+    time_batch(stream.s, cev, [&] { return chain.exec; }, steps, per_step);
     if (opt.cancel && opt.cancel->load()) {
       t.cancelled = true;
       return t;
     }
-    const double secs =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
     const int n = static_cast<int>(per_step.size());
-    if ((n >= 20 && secs >= 0.5 * opt.min_seconds) || n >= 1000) break;
+    if ((n >= 20 && seconds_since(c0) >= 0.5 * opt.min_seconds) || n >= 1000) break;
   }
   t.step_us = median_of(per_step);
   t.steps = steps;
