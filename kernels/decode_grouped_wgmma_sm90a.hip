@@ -25,7 +25,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <mutex>
 #include <string>
 
 #include "attention/error.h"
@@ -33,6 +32,7 @@
 #include "kernels/grouped_device.h"
 #include "kernels/matrix_ops.h"
 #if defined(ATTNLAB_HIP_ON_CUDA)
+#include "kernels/cluster_merge_sm90a.h"
 #include "kernels/wgmma_ops.h"
 #endif
 
@@ -298,100 +298,6 @@ __device__ __forceinline__ void merge_splits(const Params& p, float (&o)[64], fl
   write_rows(p, o, m_run, l_run, b, h0, nh, r0, c, -1);
 }
 
-// Thread-block clusters (sm_90): the barrier of all CTAs of the cluster (release / acquire:
-// shared-memory writes before it are visible to every CTA of the cluster after it), and loads
-// from another CTA's shared memory (distributed shared memory) at a mapa-mapped address.
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.aligned;\n\tbarrier.cluster.wait.aligned;\n" ::: "memory");
-}
-__device__ __forceinline__ std::uint32_t cluster_map(std::uint32_t addr, int rank) {
-  std::uint32_t r;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(r) : "r"(addr), "r"(rank));
-  return r;
-}
-__device__ __forceinline__ float2 cluster_ld2(std::uint32_t addr) {
-  float2 v;
-  asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];\n" : "=f"(v.x), "=f"(v.y) : "r"(addr) : "memory");
-  return v;
-}
-__device__ __forceinline__ float4 cluster_ld4(std::uint32_t addr) {
-  float4 v;
-  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
-               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(addr) : "memory");
-  return v;
-}
-
-constexpr int kMaxCluster = 16;
-
-// One warpgroup, p.cluster > 1: the p.splits CTAs of a (b, kv head) group are one cluster, CTA
-// rank = split. Each leaves its rows' (max, sum) in its shared memory; after a cluster barrier
-// every thread reads its rows' states from all ranks, weights its O by exp2(m - M) / L (the
-// group's max M and sum L; a split with no key weighs 0) and stores it in its own shared
-// memory; after a second barrier rank r sums rows [r R, r R + R) (R = ceil(nh / splits)) over
-// all ranks, float4 at a time, and writes them to out; a third barrier keeps every CTA's
-// shared memory alive until all reads are done. No workspace, no atomics, no second kernel.
-__device__ __forceinline__ void cluster_merge(const Params& p, const float (&o)[64],
-                                              const float (&m_run)[2], const float (&l_run)[2],
-                                              unsigned char* smem, int b, int h0, int nh, int r0,
-                                              int c, int tid, int rank) {
-  const int n = p.splits;
-  float* ml = reinterpret_cast<float*>(smem);  // [64 rows] {max (log2 units), sum}
-  float* ox = ml + 2 * kRows;                  // [64 rows][128] weighted O
-  const std::uint32_t ml_s = wg::smem_addr(ml), ox_s = wg::smem_addr(ox);
-  __syncthreads();  // every warp's last wgmma has read its stage: the stages are free
-  if (c == 0)
-#pragma unroll
-    for (int r = 0; r < 2; ++r)
-      *reinterpret_cast<float2*>(ml + 2 * (r0 + 8 * r)) = make_float2(m_run[r], l_run[r]);
-  cluster_sync();
-  float w[2];
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const std::uint32_t at = ml_s + 8 * (r0 + 8 * r);
-    float2 st[kMaxCluster];
-#pragma unroll
-    for (int s = 0; s < kMaxCluster; ++s)
-      if (s < n) st[s] = cluster_ld2(cluster_map(at, s));
-    float mx = -INFINITY;
-#pragma unroll
-    for (int s = 0; s < kMaxCluster; ++s)
-      if (s < n) mx = fmaxf(mx, st[s].x);
-    float sum = 0.f;
-#pragma unroll
-    for (int s = 0; s < kMaxCluster; ++s)
-      if (s < n && st[s].x != -INFINITY) sum += st[s].y * wg::exp2_ftz(st[s].x - mx);
-    w[r] = sum > 0.f && m_run[r] != -INFINITY ? wg::exp2_ftz(m_run[r] - mx) * p.v_scale / sum : 0.f;
-  }
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const int row = r0 + 8 * r;
-    if (row >= nh) continue;
-#pragma unroll
-    for (int jj = 0; jj < 16; ++jj)
-      *reinterpret_cast<float2*>(ox + row * kD + 8 * jj + 2 * c) =
-          make_float2(o[4 * jj + 2 * r] * w[r], o[4 * jj + 2 * r + 1] * w[r]);
-  }
-  cluster_sync();
-  const int per = (nh + n - 1) / n;
-  const int lo = rank * per, hi = min(nh, lo + per);
-  for (int task = tid; task < (hi - lo) * (kD / 4); task += kWgThreads) {
-    const int row = lo + task / (kD / 4), col = 4 * (task % (kD / 4));
-    const std::uint32_t at = ox_s + 4 * (row * kD + col);
-    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll
-    for (int s = 0; s < kMaxCluster; ++s)
-      if (s < n) {
-        const float4 x = cluster_ld4(cluster_map(at, s));
-        acc.x += x.x;
-        acc.y += x.y;
-        acc.z += x.z;
-        acc.w += x.w;
-      }
-    *reinterpret_cast<float4*>(p.out + (static_cast<long long>(b) * p.hq + h0 + row) * p.dv + col) = acc;
-  }
-  cluster_sync();
-}
-
 // WGS warpgroups a CTA (1 or 2): with 2, warpgroup w takes the blocks j = 2 i + w of the
 // CTA's key range through its own NS stages, and warpgroup 1 hands its softmax state to
 // warpgroup 0 through shared memory at the end: two math chains an SM without a second CTA's
@@ -481,7 +387,7 @@ __global__ void __launch_bounds__(kWgThreads * WGS, 1) grouped_wgmma_kernel(cons
   }
   if constexpr (WGS == 1) {
     if (p.cluster > 1) {
-      cluster_merge(p, o, m_run, l_run, smem, b, h0, nh, r0, c, tid, split);
+      cluster_merge<kRows, kD, kWgThreads>(p, o, m_run, l_run, smem, b, h0, nh, r0, c, tid, split);
       if (tl) tl[3] = wg::global_ns();
       return;
     }
@@ -594,19 +500,13 @@ int grouped_wgmma_blocks_per_sm(bool fp16, int stages, int warpgroups) {
 
 int grouped_wgmma_max_clusters(bool fp16, int stages, int size) {
   if (size < 2 || size > kMaxCluster) return 0;
-  // The plan asks on every launch: one query per configuration, cached (-1 = not asked yet).
+  // The plan asks on every launch: one query per configuration, cached as n + 1 (0: not asked).
   static std::atomic<int> cache[2][3][kMaxCluster + 1];
-  static std::once_flag init;
-  std::call_once(init, [] {
-    for (auto& a : cache)
-      for (auto& b : a)
-        for (auto& x : b) x.store(-1);
-  });
   std::atomic<int>& slot = cache[fp16 ? 1 : 0][stages <= 3 ? 0 : stages == 4 ? 1 : 2][size];
-  int n = slot.load();
+  int n = slot.load() - 1;
   if (n < 0) {
     with_config(fp16, stages, 1, [&](auto cfg) { n = decltype(cfg)::max_clusters(size); });
-    slot.store(n);
+    slot.store(n + 1);
   }
   return n;
 }
