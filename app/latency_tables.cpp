@@ -76,7 +76,7 @@ void draw_results_table(const ResultSet& set) {
     ImGui::TableNextColumn();
     ImGui::Text("%s .. %s", us_text(r.min_us).c_str(), us_text(r.max_us).c_str());
     ImGui::TableNextColumn();
-    if (r.steps > 0 && r.step_us > 0)
+    if (r.has_step())
       ImGui::TextUnformatted(us_text(r.step_us).c_str());
     else
       ImGui::TextDisabled("-");

@@ -350,7 +350,7 @@ void draw_plots(LatencyState& st, const ResultSet& set) {
     const double x = static_cast<double>(st.plot_x == 0 ? r.c.seq : r.c.batch);
     // The lone launch (median, markers), and where measured the step in a graph (no markers;
     // its GB/s: the same bytes over the step time).
-    const bool steps = st.plot_steps && r.steps > 0 && r.step_us > 0;
+    const bool steps = st.plot_steps && r.has_step();
     for (int line = 0; line < (steps ? 2 : 1); ++line) {
       const std::string key = line == 0 ? name : name + " in a graph";
       auto it = index.find(key);

@@ -49,6 +49,7 @@ struct BenchResult {
   // launch between two events; 0 where not measured (CPU, older results files).
   double step_us = 0;
   int steps = 0;
+  bool has_step() const { return steps > 0 && step_us > 0; }
   std::uint64_t kv_bytes = 0;  // as BenchCase::kv_bytes() for the storage dtype used
   double gbps = 0;             // all bytes read (KV + Q) and written / median time
   double max_abs_err = 0;      // vs the CPU float64 reference

@@ -59,7 +59,7 @@ std::string report_table(const kern::BenchReport& rep) {
     const double frac = r.probe_gbps > 0 ? 100.0 * r.gbps / r.probe_gbps : 0;
     out += format("%-38s %-5s %10.1f %10.1f %10.1f %6d %10s %8.1f %5.0f%% %9.2e %9s\n",
                   name.c_str(), dt.c_str(), r.median_us, r.min_us, r.max_us, r.runs,
-                  r.steps > 0 ? format("%.1f", r.step_us).c_str() : "-", r.gbps, frac,
+                  r.has_step() ? format("%.1f", r.step_us).c_str() : "-", r.gbps, frac,
                   r.max_abs_err, r.c.peer_us > 0 ? format("%.1f", r.c.peer_us).c_str() : "-");
   }
   out += format(
