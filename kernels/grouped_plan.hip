@@ -250,7 +250,7 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   plan.fused_combine = plan.splits > 1 && matrix && (plan.warpgroups == 1 ? fuse && fits : wg_merge);
   // v5 with one warpgroup and one head slice: the splits of a group as one thread-block
   // cluster, merged through distributed shared memory (cluster_merge in
-  // decode_grouped_wgmma_sm90a.hip) in place of the workspace and the fused or separate
+  // kernels/cluster_merge_sm90a.h) in place of the workspace and the fused or separate
   // combine. Only where ATTNLAB_GROUPED_COMBINE=3 asks for it (2-16 splits that the device can
   // schedule as clusters): it measured slower than the plan's combines on every row tried
   // (H100, session 13, us: MQA B16 S4096 8 splits 23.78 vs 21.34 with the separate kernel; GQA
