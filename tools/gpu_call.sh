@@ -6,6 +6,7 @@
 #   ncu     each grouped kernel's own duration and DRAM bytes under Nsight Compute
 #   timeline  tools/grouped_timeline (v5 per-CTA times) on the two latency rows
 #   small   env-knob variants of the two latency rows (GQA B1 S4096, MQA B16 S4096)
+#   waves   the 268 MB rows (SWA, MQA B64 S8192, GQA B16 S4096) split into several waves of CTAs
 #   tests   attnlab_gpu_tests (filter in $TEST_FILTER, limit $TEST_LIMIT s)
 #   suites  attnlab bench --device gpu --suite peers|amd-mixed-mla|sweep --json
 # A stage whose budget no longer fits under $LIMIT seconds (default 560) is skipped and says so.
@@ -60,6 +61,20 @@ for st in ${STAGES:-drv}; do
         for e in "" "ATTNLAB_GROUPED_COMBINE=1" "ATTNLAB_GROUPED_COMBINE=2"; do small "$f" $e; done
       done
     } 2>&1 | tee $OUT/small.log ;;
+    waves) fits waves 200 && {  # the 268 MB rows as several waves of split CTAs, against the plan's one wave
+      for f in "SWA W4096" "MQA B64 S8192" "GQA B16 S4096"; do
+        for e in "" "ATTNLAB_GROUPED_WGS=1 ATTNLAB_GROUPED_SPLITS=4 ATTNLAB_GROUPED_COMBINE=1" \
+                 "ATTNLAB_GROUPED_WGS=1 ATTNLAB_GROUPED_SPLITS=4 ATTNLAB_GROUPED_COMBINE=2" \
+                 "ATTNLAB_GROUPED_WGS=1 ATTNLAB_GROUPED_SPLITS=8 ATTNLAB_GROUPED_COMBINE=1" \
+                 "ATTNLAB_GROUPED_WGS=1 ATTNLAB_GROUPED_SPLITS=8 ATTNLAB_GROUPED_COMBINE=2" \
+                 "ATTNLAB_GROUPED_WGS=1 ATTNLAB_GROUPED_SPLITS=16 ATTNLAB_GROUPED_COMBINE=1" \
+                 "ATTNLAB_GROUPED_WGS=2 ATTNLAB_GROUPED_SPLITS=4 ATTNLAB_GROUPED_COMBINE=1" \
+                 "ATTNLAB_GROUPED_WGS=2 ATTNLAB_GROUPED_SPLITS=4 ATTNLAB_GROUPED_COMBINE=2" \
+                 "ATTNLAB_GROUPED_WGS=2 ATTNLAB_GROUPED_SPLITS=8 ATTNLAB_GROUPED_COMBINE=1" \
+                 "ATTNLAB_GROUPED_STAGES=4 ATTNLAB_GROUPED_SPLITS=8 ATTNLAB_GROUPED_COMBINE=1"; do
+          small "$f" $e
+        done
+      done; } 2>&1 | tee $OUT/waves.log ;;
     ncu) fits ncu 90 && {  # each kernel's own duration (no launch or event cost), first launches
       for f in "GQA B1 S4096" "MQA B16 S4096" "GQA B16 S4096"; do
         echo "-- $f"
