@@ -72,6 +72,7 @@ struct Tiled {
 
 template <class Kv, int D, int GS>
 __global__ void __launch_bounds__(kThreads) grouped_tiled_kernel(const Params p) {
+  pdl_allow_dependents();  // a separate combine may be scheduled now (it waits for this grid)
   using C = Tiled<Kv, D, GS>;
   using T = typename C::T;
   constexpr int kVec = C::kVec;
@@ -328,6 +329,7 @@ __device__ float block_reduce(float x, bool is_max, float* scratch) {
 
 template <class Kv>
 __global__ void __launch_bounds__(kThreads) grouped_generic_kernel(const Params p) {
+  pdl_allow_dependents();  // a separate combine may be scheduled now (it waits for this grid)
   using T = typename Kv::T;
   extern __shared__ __align__(16) unsigned char smem[];
   float* qs = reinterpret_cast<float*>(smem);  // [D]
@@ -395,6 +397,7 @@ __global__ void __launch_bounds__(kThreads) grouped_generic_kernel(const Params 
 constexpr int kCombineThreads = 256;
 template <int kVec>
 __global__ void __launch_bounds__(kCombineThreads) grouped_combine_kernel(const Params p) {
+  pdl_wait_primary();  // launched as a dependent of the main kernel: its partials first
   const long long rows = static_cast<long long>(p.batch) * p.hq;
   const long long idx = (static_cast<long long>(blockIdx.x) * kCombineThreads + threadIdx.x) * kVec;
   if (idx >= rows * p.dv) return;
@@ -498,8 +501,10 @@ void launch_kernels(const GroupedPlan& plan, const Params& p, hipStream_t stream
     const int vec = p.dv % 4 == 0 ? 4 : 1;
     const long long per_cta = static_cast<long long>(kCombineThreads) * vec;
     const dim3 grid(static_cast<unsigned>((elems + per_cta - 1) / per_cta));
-    if (vec == 4) grouped_combine_kernel<4><<<grid, dim3(kCombineThreads), 0, stream>>>(p);
-    else grouped_combine_kernel<1><<<grid, dim3(kCombineThreads), 0, stream>>>(p);
+    // Scheduled while the main kernel runs (kernels/dependent_launch.h): its launch latency
+    // is hidden behind the main kernel's tail.
+    if (vec == 4) launch_dependent(grouped_combine_kernel<4>, grid, dim3(kCombineThreads), 0, stream, p);
+    else launch_dependent(grouped_combine_kernel<1>, grid, dim3(kCombineThreads), 0, stream, p);
     HIP_CHECK_LAUNCH();
   }
 }
@@ -541,8 +546,8 @@ void launch_grouped_decode(const GroupedDeviceArgs& a) {
   const bool fp8 = a.dt == attn::DType::kFp8;
   p.q_mult = a.scale * (fp8 ? a.k_scale : 1.0f) * kLog2e;
   p.v_scale = fp8 ? a.v_scale : 1.0f;
-  if (plan.version == 5)
-    if (const char* e = std::getenv("ATTNLAB_GROUPED_PROBE")) p.probe = std::atoi(e);
+  if (const char* e = std::getenv("ATTNLAB_GROUPED_PROBE"))  // bit 0 read by v5 only
+    p.probe = std::atoi(e) & (plan.version == 5 ? 3 : 2);
   hipStream_t stream = static_cast<hipStream_t>(a.stream);
   switch (a.dt) {
     case attn::DType::kFp16: launch_kernels<Fp16Kv>(plan, p, stream); break;

@@ -43,6 +43,7 @@
 
 #include "attention/error.h"
 #include "attention/softmax_state.h"
+#include "kernels/dependent_launch.h"
 #include "kernels/gpu_check.h"
 #include "kernels/matrix_ops.h"
 #include "kernels/mla_combine.h"
@@ -85,6 +86,7 @@ struct Smem {
 template <class T, int kHG, int kBlockN, int kStages, bool kFp8>
 __global__ void __launch_bounds__(kHG * kWarpsPerGroup * mo::kWarp)
     mla_decode_kernel(MlaParams p) {
+  pdl_allow_dependents();  // the split combine may be scheduled now (it waits for this grid)
   using L = Smem<kHG, kBlockN, kStages, kFp8>;
   constexpr int kThreads = kHG * kWarpsPerGroup * mo::kWarp;
   constexpr int kNTiles = kBlockN / 16;

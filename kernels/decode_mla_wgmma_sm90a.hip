@@ -33,6 +33,7 @@
 #include <type_traits>
 
 #include "attention/error.h"
+#include "kernels/dependent_launch.h"
 #include "kernels/gpu_check.h"
 #include "kernels/matrix_ops.h"
 #include "kernels/mla_launch.h"
@@ -66,6 +67,7 @@ __device__ __forceinline__ void bar_arrive_p() { asm volatile("bar.arrive 1, 256
 template <class T>
 __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_kernel(MlaParams p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  pdl_allow_dependents();  // the split combine may be scheduled now (it waits for this grid)
   extern __shared__ __align__(16) unsigned char smem_raw[];
   unsigned char* smem = smem_raw + ((1024 - (wg::smem_addr(smem_raw) & 1023)) & 1023);
   const int tid = threadIdx.x, wgi = tid / 128, warp = (tid / 32) % 4, lane = tid % 32;

@@ -9,6 +9,7 @@
 
 #include "attention/error.h"
 #include "attention/softmax_state.h"
+#include "kernels/dependent_launch.h"
 #include "kernels/gpu_check.h"
 #include "kernels/matrix_ops.h"
 #include "kernels/mla_combine.h"
@@ -27,6 +28,7 @@ constexpr int kSerialRows = 2;
 __global__ void __launch_bounds__(kSerialRows * kDl / 4)
     mla_combine_serial_kernel(const float* part_acc, const float2* part_state, float* out,
                               std::int64_t rows, int splits) {
+  pdl_wait_primary();  // launched as a dependent of the decode kernel: its partials first
   const std::int64_t bh = std::int64_t(blockIdx.x) * kSerialRows + threadIdx.x / (kDl / 4);
   if (bh >= rows) return;
   const int d = threadIdx.x % (kDl / 4) * 4;
@@ -78,6 +80,7 @@ __device__ __forceinline__ attn::SoftmaxState<float> merge_states(attn::SoftmaxS
 
 __global__ void __launch_bounds__(128 * kCombineMaxGroups)
     mla_combine_kernel(const float* part_acc, const float2* part_state, float* out, int splits) {
+  pdl_wait_primary();  // launched as a dependent of the decode kernel: its partials first
   __shared__ float s_w[kMlaCombineMaxSplits];
   __shared__ float s_max[128 * kCombineMaxGroups / 32], s_sum[128 * kCombineMaxGroups / 32];
   __shared__ float4 s_part[(kCombineMaxGroups - 1) * 128];
@@ -153,15 +156,16 @@ void launch_mla_combine(int version, const float* part_acc, const float2* part_s
       splits > kMlaCombineMaxSplits)
     throw attn::DeviceError("MLA combine: " + std::to_string(rows) + " rows, " +
                             std::to_string(splits) + " splits out of range");
+  // Scheduled while the decode kernel runs (kernels/dependent_launch.h).
   const dim3 grid(static_cast<unsigned>(rows));
   if (version == 1) {
-    mla_combine_serial_kernel<<<dim3(static_cast<unsigned>((rows + kSerialRows - 1) / kSerialRows)),
-                                dim3(kSerialRows * kDl / 4), 0, stream>>>(part_acc, part_state,
-                                                                          out, rows, splits);
+    launch_dependent(mla_combine_serial_kernel,
+                     dim3(static_cast<unsigned>((rows + kSerialRows - 1) / kSerialRows)),
+                     dim3(kSerialRows * kDl / 4), 0, stream, part_acc, part_state, out, rows, splits);
   } else {
     const int groups = std::min(kCombineMaxGroups, splits);
-    mla_combine_kernel<<<grid, dim3(128 * groups), 0, stream>>>(part_acc, part_state, out,
-                                                                 splits);
+    launch_dependent(mla_combine_kernel, grid, dim3(128 * groups), 0, stream, part_acc,
+                     part_state, out, splits);
   }
   HIP_CHECK_LAUNCH();
 }
