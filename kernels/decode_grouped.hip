@@ -501,8 +501,8 @@ void launch_kernels(const GroupedPlan& plan, const Params& p, hipStream_t stream
     const int vec = p.dv % 4 == 0 ? 4 : 1;
     const long long per_cta = static_cast<long long>(kCombineThreads) * vec;
     const dim3 grid(static_cast<unsigned>((elems + per_cta - 1) / per_cta));
-    // Scheduled while the main kernel runs (kernels/dependent_launch.h): its launch latency
-    // is hidden behind the main kernel's tail.
+    // With ATTNLAB_PDL=1, scheduled while the main kernel runs (kernels/dependent_launch.h), so
+    // that its launch latency hides behind the main kernel's tail; else a plain launch.
     if (vec == 4) launch_dependent(grouped_combine_kernel<4>, grid, dim3(kCombineThreads), 0, stream, p);
     else launch_dependent(grouped_combine_kernel<1>, grid, dim3(kCombineThreads), 0, stream, p);
     HIP_CHECK_LAUNCH();
@@ -546,8 +546,9 @@ void launch_grouped_decode(const GroupedDeviceArgs& a) {
   const bool fp8 = a.dt == attn::DType::kFp8;
   p.q_mult = a.scale * (fp8 ? a.k_scale : 1.0f) * kLog2e;
   p.v_scale = fp8 ? a.v_scale : 1.0f;
-  if (const char* e = std::getenv("ATTNLAB_GROUPED_PROBE"))  // bit 0 read by v5 only
-    p.probe = std::atoi(e) & (plan.version == 5 ? 3 : 2);
+  if (plan.version == 5)
+    if (const char* e = std::getenv("ATTNLAB_GROUPED_PROBE")) p.probe = std::atoi(e);
+  if (const char* e = std::getenv("ATTNLAB_GROUPED_ONETRIP")) p.one_trip = std::atoi(e) == 1;
   hipStream_t stream = static_cast<hipStream_t>(a.stream);
   switch (a.dt) {
     case attn::DType::kFp16: launch_kernels<Fp16Kv>(plan, p, stream); break;

@@ -8,7 +8,12 @@
 // launch_dependents; without it, when all its CTAs have exited).
 //
 // Elsewhere (AMD, or an NVIDIA device below 9.0) the two device calls compile to nothing and
-// launch_dependent is a plain launch. ATTNLAB_PDL=0 turns it off at run time (comparisons).
+// launch_dependent is a plain launch.
+//
+// Opt-in for now: ATTNLAB_PDL=1 turns it on. Written in session 14 and compiled for sm_90 and
+// by hipcc, but not yet run on a GPU (no device machine was lent after it was written); the
+// default stays the plain launch that every [gpu] test and every recorded figure used until
+// a device run measures it (tools/gpu_call.sh, stage pdl; kernels/NOTES.md).
 // Include after kernels/hip_compat.h.
 #pragma once
 
@@ -34,12 +39,12 @@ __device__ __forceinline__ void pdl_wait_primary() {
 #endif
 }
 
-// Whether launches take the PDL attribute: an sm_90 device, and ATTNLAB_PDL not "0".
+// Whether launches take the PDL attribute: an sm_90 device, and ATTNLAB_PDL=1 (read once).
 inline bool pdl_enabled() {
 #if defined(ATTNLAB_HIP_ON_CUDA)
   static const bool on = [] {
     const char* e = std::getenv("ATTNLAB_PDL");
-    return !(e && e[0] == '0' && e[1] == '\0');
+    return e && e[0] == '1' && e[1] == '\0';
   }();
   return on && device_is_sm90();
 #else

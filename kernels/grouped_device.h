@@ -103,8 +103,9 @@ struct Params {
   unsigned* counters;    // [B, Hkv, slices] finished splits (fused combine); 0 between launches
   int fused;             // 1: the last block of each (b, kv head, slice) does the combine
   unsigned long long* timeline;  // v5 diagnostics, GroupedDeviceArgs::timeline; nullptr = off
-  int probe;             // diagnostics (ATTNLAB_GROUPED_PROBE): 1 = v5 copies only, no math;
-                         // 2 = the fused tail's two-trip merge only (combine_rows)
+  int probe;             // v5 diagnostics (ATTNLAB_GROUPED_PROBE): 1 = copies only, no math
+  int one_trip;          // 1: the fused tail merges in one L2 round trip where it can
+                         // (combine_rows; ATTNLAB_GROUPED_ONETRIP=1, opt-in until measured)
   int cluster;           // v5, one warpgroup, one slice: > 1 = the `splits` CTAs of a group are
                          // one thread-block cluster and merge through distributed shared memory
 };
@@ -156,11 +157,11 @@ __device__ __forceinline__ void combine_rows(const Params& p, long long row0, in
   const long long rows = static_cast<long long>(p.batch) * p.hq;
   const int quads = p.dv / 4;
   constexpr int kOneTrip = 16;
-  if (nh * quads <= static_cast<int>(blockDim.x) && p.splits <= kOneTrip && !(p.probe & 2)) {
+  if (p.one_trip && nh * quads <= static_cast<int>(blockDim.x) && p.splits <= kOneTrip) {
     // Few rows and splits (GQA B1 S4096: 4 heads x 32 quads, 16 splits): a thread an output
     // quad loads its row's states and its quad of every split at once and weighs them itself,
     // one L2 round trip in all (the general path below waits for the states, then for the
-    // partials).
+    // partials). Session 14: compiled, not yet run on a GPU, hence opt-in (p.one_trip).
     const int idx = static_cast<int>(threadIdx.x);
     if (idx >= nh * quads) return;
     const int r = idx / quads, dd = 4 * (idx % quads);

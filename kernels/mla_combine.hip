@@ -156,7 +156,7 @@ void launch_mla_combine(int version, const float* part_acc, const float2* part_s
       splits > kMlaCombineMaxSplits)
     throw attn::DeviceError("MLA combine: " + std::to_string(rows) + " rows, " +
                             std::to_string(splits) + " splits out of range");
-  // Scheduled while the decode kernel runs (kernels/dependent_launch.h).
+  // With ATTNLAB_PDL=1, scheduled while the decode kernel runs (kernels/dependent_launch.h).
   const dim3 grid(static_cast<unsigned>(rows));
   if (version == 1) {
     launch_dependent(mla_combine_serial_kernel,
