@@ -72,7 +72,7 @@ struct Tiled {
 
 template <class Kv, int D, int GS>
 __global__ void __launch_bounds__(kThreads) grouped_tiled_kernel(const Params p) {
-  pdl_allow_dependents();  // a separate combine may be scheduled now (it waits for this grid)
+  if (p.pdl) pdl_allow_dependents();  // the separate combine may be scheduled now
   using C = Tiled<Kv, D, GS>;
   using T = typename C::T;
   constexpr int kVec = C::kVec;
@@ -329,7 +329,7 @@ __device__ float block_reduce(float x, bool is_max, float* scratch) {
 
 template <class Kv>
 __global__ void __launch_bounds__(kThreads) grouped_generic_kernel(const Params p) {
-  pdl_allow_dependents();  // a separate combine may be scheduled now (it waits for this grid)
+  if (p.pdl) pdl_allow_dependents();  // the separate combine may be scheduled now
   using T = typename Kv::T;
   extern __shared__ __align__(16) unsigned char smem[];
   float* qs = reinterpret_cast<float*>(smem);  // [D]
@@ -397,7 +397,7 @@ __global__ void __launch_bounds__(kThreads) grouped_generic_kernel(const Params 
 constexpr int kCombineThreads = 256;
 template <int kVec>
 __global__ void __launch_bounds__(kCombineThreads) grouped_combine_kernel(const Params p) {
-  pdl_wait_primary();  // launched as a dependent of the main kernel: its partials first
+  if (p.pdl) pdl_wait_primary();  // a dependent of the main kernel: its partials first
   const long long rows = static_cast<long long>(p.batch) * p.hq;
   const long long idx = (static_cast<long long>(blockIdx.x) * kCombineThreads + threadIdx.x) * kVec;
   if (idx >= rows * p.dv) return;
@@ -503,8 +503,9 @@ void launch_kernels(const GroupedPlan& plan, const Params& p, hipStream_t stream
     const dim3 grid(static_cast<unsigned>((elems + per_cta - 1) / per_cta));
     // With ATTNLAB_PDL=1, scheduled while the main kernel runs (kernels/dependent_launch.h), so
     // that its launch latency hides behind the main kernel's tail; else a plain launch.
-    if (vec == 4) launch_dependent(grouped_combine_kernel<4>, grid, dim3(kCombineThreads), 0, stream, p);
-    else launch_dependent(grouped_combine_kernel<1>, grid, dim3(kCombineThreads), 0, stream, p);
+    const dim3 block(kCombineThreads);
+    if (vec == 4) launch_dependent(p.pdl, grouped_combine_kernel<4>, grid, block, 0, stream, p);
+    else launch_dependent(p.pdl, grouped_combine_kernel<1>, grid, block, 0, stream, p);
     HIP_CHECK_LAUNCH();
   }
 }
@@ -549,6 +550,7 @@ void launch_grouped_decode(const GroupedDeviceArgs& a) {
   if (plan.version == 5)
     if (const char* e = std::getenv("ATTNLAB_GROUPED_PROBE")) p.probe = std::atoi(e);
   if (const char* e = std::getenv("ATTNLAB_GROUPED_ONETRIP")) p.one_trip = std::atoi(e) == 1;
+  p.pdl = plan.splits > 1 && !plan.fused_combine && plan.cluster == 0 && pdl_enabled();
   hipStream_t stream = static_cast<hipStream_t>(a.stream);
   switch (a.dt) {
     case attn::DType::kFp16: launch_kernels<Fp16Kv>(plan, p, stream); break;

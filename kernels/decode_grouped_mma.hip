@@ -87,7 +87,7 @@ __device__ __forceinline__ unsigned word(const uint4& v, int i) {
 // bytes of spills) was measured slower on every row (NOTES.md) and removed.
 template <bool kFp16, int D>
 __global__ void __launch_bounds__(128, 2) grouped_mma_kernel(const Params p) {
-  pdl_allow_dependents();  // a separate combine may be scheduled now (it waits for this grid)
+  if (p.pdl) pdl_allow_dependents();  // the separate combine may be scheduled now
   constexpr int kJ = D / 32;        // 16-byte chunks of a q/k row per thread
   constexpr int kKSteps = D / 16;   // QK k-steps
   constexpr int kNB = D / 8;        // PV n-blocks (Dv = D)

@@ -70,7 +70,7 @@ __device__ __forceinline__ void pipe_sync(int pipe) {
 template <bool kFp16, int D, int NS, int MT, int WT, int KB>
 __global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT, WT, KB>()))
     grouped_pipe_kernel(const Params p) {
-  pdl_allow_dependents();  // a separate combine may be scheduled now (it waits for this grid)
+  if (p.pdl) pdl_allow_dependents();  // the separate combine may be scheduled now
   using Tag = typename std::conditional<kFp16, mo::Fp16, mo::Bf16>::type;
   constexpr int kLd = D + 8;            // row stride in halves
   constexpr int kKS = D / 16;           // QK k-steps = PV n-tiles

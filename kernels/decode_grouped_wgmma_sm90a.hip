@@ -328,7 +328,7 @@ __global__ void __launch_bounds__(kWgThreads * WGS, 1) grouped_wgmma_kernel(cons
     tl[0] = wg::global_ns();
     tl[4] = wg::sm_id();
   }
-  pdl_allow_dependents();  // a separate combine may be scheduled now (it waits for this grid)
+  if (p.pdl) pdl_allow_dependents();  // the separate combine may be scheduled now
 
   const long long row_stride = static_cast<long long>(p.hkv) * kD;
   const long long base = (static_cast<long long>(b) * p.seq * p.hkv + hkv) * kD;

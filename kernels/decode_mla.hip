@@ -86,7 +86,7 @@ struct Smem {
 template <class T, int kHG, int kBlockN, int kStages, bool kFp8>
 __global__ void __launch_bounds__(kHG * kWarpsPerGroup * mo::kWarp)
     mla_decode_kernel(MlaParams p) {
-  pdl_allow_dependents();  // the split combine may be scheduled now (it waits for this grid)
+  if (p.pdl) pdl_allow_dependents();  // the split combine may be scheduled now
   using L = Smem<kHG, kBlockN, kStages, kFp8>;
   constexpr int kThreads = kHG * kWarpsPerGroup * mo::kWarp;
   constexpr int kNTiles = kBlockN / 16;
@@ -561,6 +561,7 @@ void launch_with_plan(const MlaDeviceArgs& a, const Plan& pl) {
   p.out_scale = fp8 ? a.kv_scale : 1.0f;
   if (pl.k.version >= 5)
     if (const char* e = std::getenv("ATTNLAB_MLA_PROBE")) p.probe = std::atoi(e);
+  p.pdl = pl.k.splits > 1 && pdl_enabled();
   const std::int64_t ctas = a.batch * pl.head_tiles * pl.k.splits;
   if (ctas > std::numeric_limits<int>::max())
     throw attn::DeviceError("MLA decode: too many blocks (" + std::to_string(ctas) + ")");
@@ -569,7 +570,7 @@ void launch_with_plan(const MlaDeviceArgs& a, const Plan& pl) {
   HIP_CHECK_LAUNCH();
   if (pl.k.splits > 1)
     launch_mla_combine(pl.k.combine, p.part_acc, p.part_state, a.out, pl.k.splits,
-                       a.batch * a.heads, stream);
+                       a.batch * a.heads, p.pdl != 0, stream);
 }
 
 }  // namespace

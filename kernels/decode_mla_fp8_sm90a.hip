@@ -121,7 +121,7 @@ __device__ __forceinline__ float2 from_e4m3x2(std::uint16_t x) {
 template <int kNS>
 __global__ void __launch_bounds__(kThreads, kNS == 2 ? 2 : 1) mla_wgmma_fp8_kernel(MlaParams p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  pdl_allow_dependents();  // the split combine may be scheduled now (it waits for this grid)
+  if (p.pdl) pdl_allow_dependents();  // the split combine may be scheduled now
   using L = Fp8Narrow<kNS>;
   using T = mo::Fp16;
   extern __shared__ __align__(16) unsigned char smem_raw[];

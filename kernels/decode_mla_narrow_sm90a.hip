@@ -68,7 +68,7 @@ __device__ __forceinline__ void bar_sync_wg0() { asm volatile("bar.sync 2, 128;\
 template <class T, int kBN, int kNS>
 __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_narrow_kernel(MlaParams p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  pdl_allow_dependents();  // the split combine may be scheduled now (it waits for this grid)
+  if (p.pdl) pdl_allow_dependents();  // the split combine may be scheduled now
   using L = Narrow<kBN, kNS>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   unsigned char* smem = smem_raw + ((1024 - (wg::smem_addr(smem_raw) & 1023)) & 1023);

@@ -89,7 +89,7 @@ constexpr int slice_min_blocks() {
 template <class T, int kN, int kStages, bool kFp8, bool kRows>
 __global__ void __launch_bounds__(kWarps * mo::kWarp, (slice_min_blocks<kN, kStages, kFp8, kRows>()))
     mla_slice_decode_kernel(MlaParams p) {
-  pdl_allow_dependents();  // the split combine may be scheduled now (it waits for this grid)
+  if (p.pdl) pdl_allow_dependents();  // the split combine may be scheduled now
   using L = SliceSmem<kN, kStages, kFp8, kRows>;
   constexpr int kThreads = kWarps * mo::kWarp;
   constexpr int kNTiles = kN / 16;

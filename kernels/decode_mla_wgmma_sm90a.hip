@@ -67,7 +67,7 @@ __device__ __forceinline__ void bar_arrive_p() { asm volatile("bar.arrive 1, 256
 template <class T>
 __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_kernel(MlaParams p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  pdl_allow_dependents();  // the split combine may be scheduled now (it waits for this grid)
+  if (p.pdl) pdl_allow_dependents();  // the split combine may be scheduled now
   extern __shared__ __align__(16) unsigned char smem_raw[];
   unsigned char* smem = smem_raw + ((1024 - (wg::smem_addr(smem_raw) & 1023)) & 1023);
   const int tid = threadIdx.x, wgi = tid / 128, warp = (tid / 32) % 4, lane = tid % 32;

@@ -10,6 +10,8 @@
 // Elsewhere (AMD, or an NVIDIA device below 9.0) the two device calls compile to nothing and
 // launch_dependent is a plain launch.
 //
+// The launcher decides once a launch (pdl_enabled()) and tells both kernels (a `pdl` field or
+// argument), so that with it off they run exactly the code they ran before this header.
 // Opt-in for now: ATTNLAB_PDL=1 turns it on. Written in session 14 and compiled for sm_90 and
 // by hipcc, but not yet run on a GPU (no device machine was lent after it was written); the
 // default stays the plain launch that every [gpu] test and every recorded figure used until
@@ -17,7 +19,9 @@
 // Include after kernels/hip_compat.h.
 #pragma once
 
+#include <cstddef>
 #include <cstdlib>
+#include <utility>
 
 #include "kernels/gpu_check.h"
 
@@ -53,13 +57,14 @@ inline bool pdl_enabled() {
 }
 
 // kernel<<<grid, block, smem, stream>>>(args...), as a programmatic dependent of the kernel
-// launched before it on `stream` where pdl_enabled(). The caller checks the launch
-// (HIP_CHECK_LAUNCH) as after a plain launch.
+// launched before it on `stream` where `dependent` (the launcher's pdl_enabled(), the same
+// flag it gave both kernels, so that only then do they run the griddepcontrol instructions).
+// The caller checks the launch (HIP_CHECK_LAUNCH) as after a plain launch.
 template <class... Params, class... Args>
-void launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem,
-                      hipStream_t stream, Args&&... args) {
+void launch_dependent(bool dependent, void (*kernel)(Params...), dim3 grid, dim3 block,
+                      std::size_t smem, hipStream_t stream, Args&&... args) {
 #if defined(ATTNLAB_HIP_ON_CUDA)
-  if (pdl_enabled()) {
+  if (dependent) {
     cudaLaunchAttribute attr = {};
     attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attr.val.programmaticStreamSerializationAllowed = 1;
@@ -73,6 +78,8 @@ void launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, std::siz
     HIP_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...));
     return;
   }
+#else
+  (void)dependent;
 #endif
   kernel<<<grid, block, smem, stream>>>(std::forward<Args>(args)...);
 }

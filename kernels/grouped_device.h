@@ -104,6 +104,8 @@ struct Params {
   int fused;             // 1: the last block of each (b, kv head, slice) does the combine
   unsigned long long* timeline;  // v5 diagnostics, GroupedDeviceArgs::timeline; nullptr = off
   int probe;             // v5 diagnostics (ATTNLAB_GROUPED_PROBE): 1 = copies only, no math
+  int pdl;               // 1: the separate combine is launched as a programmatic dependent of
+                         // the main kernel (kernels/dependent_launch.h; ATTNLAB_PDL=1)
   int one_trip;          // 1: the fused tail merges in one L2 round trip where it can
                          // (combine_rows; ATTNLAB_GROUPED_ONETRIP=1, opt-in until measured)
   int cluster;           // v5, one warpgroup, one slice: > 1 = the `splits` CTAs of a group are

@@ -13,8 +13,11 @@ constexpr int kMlaCombineMaxSplits = 256;  // most KV splits one combine merges
 // version 1: serial walk over the splits (SoftmaxState::merge), one 128-thread block per row;
 // 2: the states merged in parallel, then independent weighted loads (up to 4 x 128 threads).
 // part_acc [rows, splits, Dl], part_state [rows, splits] {max, sum}, out [rows, Dl]. Launches
-// on `stream`; throws attn::DeviceError on a launch error or rows / splits out of range.
+// on `stream`, as a programmatic dependent of the decode kernel where `dependent` (the
+// decode kernel's MlaParams::pdl; kernels/dependent_launch.h); throws attn::DeviceError on a
+// launch error or rows / splits out of range.
 void launch_mla_combine(int version, const float* part_acc, const float2* part_state,
-                        float* out, int splits, std::int64_t rows, hipStream_t stream);
+                        float* out, int splits, std::int64_t rows, bool dependent,
+                        hipStream_t stream);
 
 }  // namespace kern

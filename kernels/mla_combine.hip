@@ -27,8 +27,8 @@ constexpr int kDl = kMlaLatentDim;
 constexpr int kSerialRows = 2;
 __global__ void __launch_bounds__(kSerialRows * kDl / 4)
     mla_combine_serial_kernel(const float* part_acc, const float2* part_state, float* out,
-                              std::int64_t rows, int splits) {
-  pdl_wait_primary();  // launched as a dependent of the decode kernel: its partials first
+                              std::int64_t rows, int splits, int pdl) {
+  if (pdl) pdl_wait_primary();  // a dependent of the decode kernel: its partials first
   const std::int64_t bh = std::int64_t(blockIdx.x) * kSerialRows + threadIdx.x / (kDl / 4);
   if (bh >= rows) return;
   const int d = threadIdx.x % (kDl / 4) * 4;
@@ -79,8 +79,9 @@ __device__ __forceinline__ attn::SoftmaxState<float> merge_states(attn::SoftmaxS
 }
 
 __global__ void __launch_bounds__(128 * kCombineMaxGroups)
-    mla_combine_kernel(const float* part_acc, const float2* part_state, float* out, int splits) {
-  pdl_wait_primary();  // launched as a dependent of the decode kernel: its partials first
+    mla_combine_kernel(const float* part_acc, const float2* part_state, float* out, int splits,
+                       int pdl) {
+  if (pdl) pdl_wait_primary();  // a dependent of the decode kernel: its partials first
   __shared__ float s_w[kMlaCombineMaxSplits];
   __shared__ float s_max[128 * kCombineMaxGroups / 32], s_sum[128 * kCombineMaxGroups / 32];
   __shared__ float4 s_part[(kCombineMaxGroups - 1) * 128];
@@ -151,21 +152,23 @@ __global__ void __launch_bounds__(128 * kCombineMaxGroups)
 }  // namespace
 
 void launch_mla_combine(int version, const float* part_acc, const float2* part_state,
-                        float* out, int splits, std::int64_t rows, hipStream_t stream) {
+                        float* out, int splits, std::int64_t rows, bool dependent,
+                        hipStream_t stream) {
   if (rows < 1 || rows > std::numeric_limits<int>::max() || splits < 2 ||
       splits > kMlaCombineMaxSplits)
     throw attn::DeviceError("MLA combine: " + std::to_string(rows) + " rows, " +
                             std::to_string(splits) + " splits out of range");
-  // With ATTNLAB_PDL=1, scheduled while the decode kernel runs (kernels/dependent_launch.h).
+  // Where `dependent`, scheduled while the decode kernel runs (kernels/dependent_launch.h).
   const dim3 grid(static_cast<unsigned>(rows));
   if (version == 1) {
-    launch_dependent(mla_combine_serial_kernel,
+    launch_dependent(dependent, mla_combine_serial_kernel,
                      dim3(static_cast<unsigned>((rows + kSerialRows - 1) / kSerialRows)),
-                     dim3(kSerialRows * kDl / 4), 0, stream, part_acc, part_state, out, rows, splits);
+                     dim3(kSerialRows * kDl / 4), 0, stream, part_acc, part_state, out, rows,
+                     splits, dependent ? 1 : 0);
   } else {
     const int groups = std::min(kCombineMaxGroups, splits);
-    launch_dependent(mla_combine_kernel, grid, dim3(128 * groups), 0, stream, part_acc,
-                     part_state, out, splits);
+    launch_dependent(dependent, mla_combine_kernel, grid, dim3(128 * groups), 0, stream,
+                     part_acc, part_state, out, splits, dependent ? 1 : 0);
   }
   HIP_CHECK_LAUNCH();
 }
