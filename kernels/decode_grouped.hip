@@ -501,8 +501,8 @@ void launch_kernels(const GroupedPlan& plan, const Params& p, hipStream_t stream
     const int vec = p.dv % 4 == 0 ? 4 : 1;
     const long long per_cta = static_cast<long long>(kCombineThreads) * vec;
     const dim3 grid(static_cast<unsigned>((elems + per_cta - 1) / per_cta));
-    // With ATTNLAB_PDL=1, scheduled while the main kernel runs (kernels/dependent_launch.h), so
-    // that its launch latency hides behind the main kernel's tail; else a plain launch.
+    // Scheduled while the main kernel runs where p.pdl (kernels/dependent_launch.h), so that
+    // its launch latency hides behind the main kernel's tail; else a plain launch.
     const dim3 block(kCombineThreads);
     if (vec == 4) launch_dependent(p.pdl, grouped_combine_kernel<4>, grid, block, 0, stream, p);
     else launch_dependent(p.pdl, grouped_combine_kernel<1>, grid, block, 0, stream, p);
@@ -549,7 +549,6 @@ void launch_grouped_decode(const GroupedDeviceArgs& a) {
   p.v_scale = fp8 ? a.v_scale : 1.0f;
   if (plan.version == 5)
     if (const char* e = std::getenv("ATTNLAB_GROUPED_PROBE")) p.probe = std::atoi(e);
-  if (const char* e = std::getenv("ATTNLAB_GROUPED_ONETRIP")) p.one_trip = std::atoi(e) == 1;
   p.pdl = plan.splits > 1 && !plan.fused_combine && plan.cluster == 0 && pdl_enabled();
   hipStream_t stream = static_cast<hipStream_t>(a.stream);
   switch (a.dt) {

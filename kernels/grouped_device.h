@@ -105,9 +105,7 @@ struct Params {
   unsigned long long* timeline;  // v5 diagnostics, GroupedDeviceArgs::timeline; nullptr = off
   int probe;             // v5 diagnostics (ATTNLAB_GROUPED_PROBE): 1 = copies only, no math
   int pdl;               // 1: the separate combine is launched as a programmatic dependent of
-                         // the main kernel (kernels/dependent_launch.h; ATTNLAB_PDL=1)
-  int one_trip;          // 1: the fused tail merges in one L2 round trip where it can
-                         // (combine_rows; ATTNLAB_GROUPED_ONETRIP=1, opt-in until measured)
+                         // the main kernel (kernels/dependent_launch.h; ATTNLAB_PDL=0: never)
   int cluster;           // v5, one warpgroup, one slice: > 1 = the `splits` CTAs of a group are
                          // one thread-block cluster and merge through distributed shared memory
 };
@@ -157,47 +155,6 @@ __device__ __forceinline__ void combine_rows(const Params& p, long long row0, in
   const int warp = static_cast<int>(threadIdx.x) / kWarp;
   const int warps = static_cast<int>(blockDim.x) / kWarp;
   const long long rows = static_cast<long long>(p.batch) * p.hq;
-  const int quads = p.dv / 4;
-  constexpr int kOneTrip = 16;
-  if (p.one_trip && nh * quads <= static_cast<int>(blockDim.x) && p.splits <= kOneTrip) {
-    // Few rows and splits (GQA B1 S4096: 4 heads x 32 quads, 16 splits): a thread an output
-    // quad loads its row's states and its quad of every split at once and weighs them itself,
-    // one L2 round trip in all (the general path below waits for the states, then for the
-    // partials). Session 14: compiled, not yet run on a GPU, hence opt-in (p.one_trip).
-    const int idx = static_cast<int>(threadIdx.x);
-    if (idx >= nh * quads) return;
-    const int r = idx / quads, dd = 4 * (idx % quads);
-    float2 st[kOneTrip];
-    float4 x[kOneTrip];
-#pragma unroll
-    for (int s = 0; s < kOneTrip; ++s) {
-      const bool in = s < p.splits;
-      const long long prow = s * rows + row0 + r;
-      st[s] = in ? p.part_state[prow] : make_float2(-INFINITY, 0.0f);
-      x[s] = in ? *reinterpret_cast<const float4*>(p.part_acc + prow * p.dv + dd)
-                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    }
-    float m = -INFINITY;
-#pragma unroll
-    for (int s = 0; s < kOneTrip; ++s)
-      if (st[s].y > 0.0f) m = fmaxf(m, st[s].x);
-    float l = 0.0f;
-    float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-#pragma unroll
-    for (int s = 0; s < kOneTrip; ++s) {
-      if (!(st[s].y > 0.0f)) continue;  // an empty split weighs 0 (its values are not read)
-      const float e = expf(st[s].x - m);
-      l += st[s].y * e;
-      acc.x += e * x[s].x;
-      acc.y += e * x[s].y;
-      acc.z += e * x[s].z;
-      acc.w += e * x[s].w;
-    }
-    const float inv = l > 0.0f ? 1.0f / l : 0.0f;
-    *reinterpret_cast<float4*>(p.out + (row0 + r) * p.dv + dd) =
-        make_float4(acc.x * inv, acc.y * inv, acc.z * inv, acc.w * inv);
-    return;
-  }
   for (int r = warp; r < nh; r += warps) {
     const float2* st = p.part_state + row0 + r;
     if (p.splits <= kWarp) {  // one state per lane: a single round trip
@@ -226,6 +183,7 @@ __device__ __forceinline__ void combine_rows(const Params& p, long long row0, in
   __syncthreads();
   // Output: 4 consecutive dv of one row per thread (Dv % 4 == 0, as v3 has), the splits'
   // loads 16 at a time, all independent: one L2 round trip per 16 splits, not one per split.
+  const int quads = p.dv / 4;
   const long long step = rows * p.dv;
   for (int idx = static_cast<int>(threadIdx.x); idx < nh * quads; idx += static_cast<int>(blockDim.x)) {
     const int r = idx / quads, dd = 4 * (idx % quads);

@@ -25,7 +25,7 @@ struct MlaParams {
   float score_scale;          // softmax scale (times kv_scale for fp8 keys)
   float out_scale;            // kv_scale for fp8 values, else 1
   int pdl = 0;                // 1: the split combine is launched as a programmatic dependent of
-                              // this kernel (kernels/dependent_launch.h; ATTNLAB_PDL=1)
+                              // this kernel (kernels/dependent_launch.h; ATTNLAB_PDL=0: never)
   int probe = 0;              // v5, v6 and v7 only, diagnostics (ATTNLAB_MLA_PROBE): 1 skip Q K^T, 2 skip
                               // P V, 4 no KV copies after block 0, 8 all threads copy
 };

@@ -6,9 +6,8 @@
 #   ncu     each grouped kernel's own duration and DRAM bytes under Nsight Compute
 #   timeline  tools/grouped_timeline (v5 per-CTA times) on the two latency rows
 #   small   env-knob variants of the two latency rows (GQA B1 S4096, MQA B16 S4096)
-#   pdl     separate combines as programmatic dependent launches (ATTNLAB_PDL=1) and the one-trip fused
-#           tail (ATTNLAB_GROUPED_ONETRIP=1), each against the default in the same run
-#   (TEST_ENV="ATTNLAB_PDL=1 ATTNLAB_GROUPED_ONETRIP=1" runs the tests stage with both on)
+#   pdl     the split combines as programmatic dependent launches (the default) against ATTNLAB_PDL=0
+#   (TEST_ENV="ATTNLAB_PDL=0" runs the tests stage with an environment)
 #   waves   the 268 MB rows (SWA, MQA B64 S8192, GQA B16 S4096) split into several waves of CTAs
 #   tests   attnlab_gpu_tests (filter in $TEST_FILTER, limit $TEST_LIMIT s)
 #   suites  attnlab bench --device gpu --suite peers|amd-mixed-mla|sweep --json
@@ -78,16 +77,13 @@ for st in ${STAGES:-drv}; do
           small "$f" $e
         done
       done; } 2>&1 | tee $OUT/waves.log ;;
-    pdl) fits pdl 120 && {  # the combine as a programmatic dependent launch, and the one-trip fused tail
-      for f in "GQA B1 S4096" "GQA B4 S4096" "GQA B8 S4096"; do
-        for e in "" "ATTNLAB_GROUPED_ONETRIP=1" "" "ATTNLAB_GROUPED_ONETRIP=1"; do small "$f" $e; done
-      done
+    pdl) fits pdl 120 && {  # the split combines as programmatic dependent launches, against plain ones
       for f in "MQA B16 S4096" "MHA B1 S131072" "GQA B1 S131072"; do
-        for e in "" "ATTNLAB_PDL=1" "" "ATTNLAB_PDL=1"; do small "$f" $e; done
+        for e in "" "ATTNLAB_PDL=0" "" "ATTNLAB_PDL=0"; do small "$f" $e; done
       done
       for m in "4 1024" "32 1024" "64 8192"; do
         set -- $m
-        for e in "" "ATTNLAB_PDL=1" "" "ATTNLAB_PDL=1"; do
+        for e in "" "ATTNLAB_PDL=0" "" "ATTNLAB_PDL=0"; do
           printf '%-24s MLA bs%s kv%s ' "$e" $1 $2
           env $e $B/attnlab bench --device gpu --variant mla --batch $1 --seq $2 --q-heads 16 2>&1 | grep -E "^ *mla|gpu" | tail -1
         done
