@@ -204,7 +204,8 @@ Timing time_runs(const std::function<void(int, hipStream_t)>& launch, int copies
   });
   HIP_CHECK(hipGraphLaunch(chain.exec, stream.s));  // warm-up
   HIP_CHECK(hipStreamSynchronize(stream.s));
-  Events cev(2 * 10);
+  constexpr int kChainBatch = 10;  // graphs of `steps` steps timed a batch
+  Events cev(2 * kChainBatch);
   std::vector<double> per_step;
   const auto c0 = std::chrono::steady_clock::now();
   while (true) {

@@ -496,7 +496,7 @@ void launch_kernels(const GroupedPlan& plan, const Params& p, hipStream_t stream
     grouped_generic_kernel<Kv><<<grid, dim3(kThreads), smem, stream>>>(p);
   }
   HIP_CHECK_LAUNCH();
-  if (plan.splits > 1 && !plan.fused_combine && plan.cluster == 0) {
+  if (plan.separate_combine()) {
     const long long elems = static_cast<long long>(p.batch) * p.hq * p.dv;
     const int vec = p.dv % 4 == 0 ? 4 : 1;
     const long long per_cta = static_cast<long long>(kCombineThreads) * vec;
@@ -549,7 +549,7 @@ void launch_grouped_decode(const GroupedDeviceArgs& a) {
   p.v_scale = fp8 ? a.v_scale : 1.0f;
   if (plan.version == 5)
     if (const char* e = std::getenv("ATTNLAB_GROUPED_PROBE")) p.probe = std::atoi(e);
-  p.pdl = plan.splits > 1 && !plan.fused_combine && plan.cluster == 0 && pdl_enabled();
+  p.pdl = plan.separate_combine() && pdl_enabled();
   hipStream_t stream = static_cast<hipStream_t>(a.stream);
   switch (a.dt) {
     case attn::DType::kFp16: launch_kernels<Fp16Kv>(plan, p, stream); break;

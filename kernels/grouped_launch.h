@@ -69,6 +69,8 @@ struct GroupedPlan {
   int cluster = 0;       // v5: > 1 = the splits of a group run as one thread-block cluster of
                          // this many CTAs and merge through distributed shared memory (no
                          // workspace, no combine kernel); 0 = not a cluster
+  // Whether the splits are merged by a second kernel after the main one.
+  bool separate_combine() const { return splits > 1 && !fused_combine && cluster == 0; }
 };
 
 GroupedPlan grouped_plan(const GroupedDeviceArgs& a);

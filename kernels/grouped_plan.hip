@@ -254,7 +254,9 @@ GroupedPlan grouped_plan(const GroupedDeviceArgs& a) {
   // combine. Only where ATTNLAB_GROUPED_COMBINE=3 asks for it (2-16 splits that the device can
   // schedule as clusters): it measured slower than the plan's combines on every row tried
   // (H100, session 13, us: MQA B16 S4096 8 splits 23.78 vs 21.34 with the separate kernel; GQA
-  // B1 S4096 v5 16 splits 17.60 at 3 stages, 25.12 at 4, vs 15.78 with the fused tail).
+  // B1 S4096 v5 16 splits 17.60 at 3 stages, 25.12 at 4, vs 15.78 with the fused tail; H200,
+  // session 14: MQA B16 S4096 8 splits at one CTA an SM 32.10 vs 19.01, GQA B1 S4096 15.90 vs
+  // 14.34).
 #if defined(ATTNLAB_HAVE_SM90A)
   if (ask_cluster && v5 && plan.warpgroups == 1 && plan.slices == 1 && plan.splits >= 2 &&
       grouped_wgmma_max_clusters(fp16, plan.stages, plan.splits) >= 1) {
