@@ -31,6 +31,7 @@
 //      (Q split into two e4m3 terms), P V on fp16 wgmma with V converted in registers.
 //   The plan takes v6 (H <= 16) or v5 for 16-bit caches and v7 for fp8 caches on a compute
 //   capability 9.0 GPU; elsewhere v4 for fp8 caches of >= 64 Ki tokens, v1 for the rest.
+//   The plan (version, choice, splits) and the launch: kernels/mla_plan.hip.
 //   Figures, floors and what each change predicted: kernels/NOTES.md (MLA section).
 #include "kernels/hip_compat.h"  // first: the runtime defines __forceinline__ for softmax_state.h
 
@@ -46,8 +47,7 @@
 #include "kernels/dependent_launch.h"
 #include "kernels/gpu_check.h"
 #include "kernels/matrix_ops.h"
-#include "kernels/mla_combine.h"
-#include "kernels/mla_launch.h"
+#include "kernels/mla_combine.h"  // kMlaLatentDim
 #include "kernels/mla_params.h"
 
 namespace kern {
@@ -344,13 +344,7 @@ __global__ void __launch_bounds__(kHG * kWarpsPerGroup * mo::kWarp)
   }
 }
 
-// ---------------------------------------------------------------------------- launch plan
-struct Plan {
-  MlaKernelChoice k;
-  int head_tiles = 0;
-  std::int64_t split_len = 0;
-};
-
+// ---------------------------------------------------------------------------- kernel choice
 using KernelFn = MlaKernelFn;
 
 template <class T, int kHG, int kBlockN, int kStages, bool kFp8>
@@ -388,216 +382,20 @@ KernelFn select_kernel(const MlaKernelChoice& c, int* smem, int* threads, int* p
                           std::to_string(c.block_n) + ", stages " + std::to_string(c.stages));
 }
 
-KernelFn select_for(const MlaDeviceArgs& a, const MlaKernelChoice& c, int* smem, int* threads,
-                    int* per_sm) {
-  if (c.version == 3 || c.version == 4) return mla_slice_kernel(a.dt, c, smem, threads, per_sm);
-  if (c.version == 5 || c.version == 6 || c.version == 7) {
-#if defined(ATTNLAB_HAVE_SM90A)
-    return c.version == 5   ? mla_wgmma_kernel_for(a.dt, c, smem, threads, per_sm)
-           : c.version == 6 ? mla_wgmma_narrow_kernel_for(a.dt, c, smem, threads, per_sm)
-                            : mla_wgmma_fp8_kernel_for(a.dt, c, smem, threads, per_sm);
-#else
-    throw attn::DeviceError("MLA decode v" + std::to_string(c.version) +
-                            " (wgmma) is not built for this target (NVIDIA sm_90a only)");
-#endif
-  }
-  if (c.version != 1)
-    throw attn::DeviceError("MLA decode: no kernel version " + std::to_string(c.version) +
-                            " (1, 3, 4, 5 or 6)");
-  switch (a.dt) {
-    case attn::DType::kBf16: return select_kernel<mo::Bf16, false>(c, smem, threads, per_sm);
-    case attn::DType::kFp16: return select_kernel<mo::Fp16, false>(c, smem, threads, per_sm);
-    case attn::DType::kFp8:
-      return c.fp8_fp16 ? select_kernel<mo::Fp16, true>(c, smem, threads, per_sm)
-                        : select_kernel<mo::Bf16, true>(c, smem, threads, per_sm);
-    default:
-      throw attn::DeviceError("MLA decode: dtype " + std::string(attn::dtype_name(a.dt)) +
-                              " is not supported on the GPU (expected bf16, fp16 or fp8)");
-  }
-}
-
-void check_shape(const MlaDeviceArgs& a) {
-  if (a.latent_dim != kDl || a.rope_dim != kDr)
-    throw attn::DeviceError("MLA decode: the GPU kernel supports latent_dim 512 and rope_dim 64, "
-                            "found " + std::to_string(a.latent_dim) + " and " +
-                            std::to_string(a.rope_dim));
-  if (a.batch < 1 || a.seq < 1 || a.heads < 1)
-    throw attn::DeviceError("MLA decode: batch, seq and heads must be >= 1, found " +
-                            std::to_string(a.batch) + ", " + std::to_string(a.seq) + ", " +
-                            std::to_string(a.heads));
-  if (!(a.scale > 0.f) || !std::isfinite(a.scale))
-    throw attn::DeviceError("MLA decode: the softmax scale must be a positive finite number");
-}
-
-// Splits: the fewest that minimise (waves of CTAs) x (blocks per CTA), plus a small charge for
-// the combine; S and the SM count decide, so B = 1 with a long S spreads over the chip.
-Plan make_plan(const MlaDeviceArgs& a, const MlaKernelChoice* forced) {
-  check_shape(a);
-  Plan pl;
-  if (forced) {
-    pl.k = *forced;
-  } else {
-    pl.k.head_groups = a.heads <= 16 ? 1 : 2;
-    // 16 heads: 64-position tiles where the batch alone leaves SMs idle (the split cases:
-    // measured bs4 kv1024 19.4 vs 26.0 us, H16 B64 S8192 171 vs 188, H16 B1 S65536 74 vs 113),
-    // 32 where one wave of (b, head tile) blocks already fills the chip (bs256 593 vs 623) and
-    // for fp8, whose conversion pass is slower over 64 positions (bs64 kv8192 186 vs 236).
-    const bool fills = a.batch * ((a.heads + 15) / 16) >= device_multiprocessors();
-    pl.k.block_n = a.heads > 16 ? 64 : (a.dt != attn::DType::kFp8 && !fills ? 64 : 32);
-    pl.k.stages = 2;
-    pl.k.splits = 0;
-    // fp8 caches of >= 64 Ki tokens in all: v4 (a pipeline per warp, conversion in registers,
-    // softmax rows split over the warps), 64-token blocks. H200, 2026-12-03 (NOTES.md, session
-    // 6 calls D and E): bs256 kv8192 400.6 us (v3 542.8, v1 ~665), bs64 kv8192 123.3 (v3
-    // 158.1), H128 B64 S8192 763.8 (v3 1050.3); bs4 kv1024 stays on v1 (20.4 vs 20.5). 16-bit
-    // caches stay on v1 (bs256 587.3 vs v4 624.7, H16 B64 S8192 173.1 vs 175.4-180.1, H128 870.6
-    // vs 1117.1).
-    if (a.dt == attn::DType::kFp8 && a.batch * a.seq >= 65536) {
-      pl.k.version = 4;
-      pl.k.head_groups = 1;
-      pl.k.block_n = 64;
-    }
-    // 16-bit caches on an H100 / H200: v5, 64 heads a CTA on wgmma (decode_mla_wgmma_sm90a.hip),
-    // faster than v1 on every case measured, the 16-head ones too although 48 of its 64 rows
-    // are then padding (H200, session 8 call 5, us: H128 B64 S8192 276 vs 888, H16 B64 S8192
-    // 156 vs 172, bs256 kv8192 555 vs 593, bs4 kv1024 17.3 vs 17.8, H16 B1 S65536 45.9 vs 46.8;
-    // NOTES.md).
-#if defined(ATTNLAB_HAVE_SM90A)
-    if (a.dt != attn::DType::kFp8 && device_is_sm90()) {
-      pl.k.version = 5;
-      pl.k.head_groups = 4;
-      pl.k.block_n = 64;
-      pl.k.stages = 2;
-      // <= 16 heads: v6, the tokens as the 64 rows of both products (a quarter of v5's
-      // tensor work, of which 16 heads make three-quarters padding). H200, session 9 (NOTES.md),
-      // 20-run medians, us: H16 B64 S8192 152.8 (v5 154.5), bs256 kv8192 547.0-552.9 (v5
-      // 554.2), bs4 kv1024 17.1 (v5 17.3); 64-token blocks beat 48 x 3 and 32 x 2 / 32 x 4.
-      if (a.heads <= 16) {
-        pl.k.version = 6;
-        pl.k.head_groups = 1;
-        pl.k.block_n = 64;
-        pl.k.stages = 2;
-      }
-    }
-    // fp8 caches on an H100 / H200: v7 (e4m3 x e4m3 Q K^T, P V with V converted in registers),
-    // 2 stages (2 CTAs an SM). H200, session 10 (NOTES.md), 20-run medians, us: bs256 kv8192
-    // 309.7 (v4 399.0; 3 stages 360.4), bs64 kv8192 100.6 (v4 125.3), bs4 kv1024 18.2 (v1
-    // 21.9), H128 B64 S8192 555.8 (v4 773.2).
-    if (a.dt == attn::DType::kFp8 && device_is_sm90()) {
-      pl.k.version = 7;
-      pl.k.head_groups = 1;
-      pl.k.block_n = 64;
-      pl.k.stages = 2;
-    }
-#endif
-  }
-  int smem = 0, threads = 0, per_sm = 0;
-  (void)select_for(a, pl.k, &smem, &threads, &per_sm);
-  pl.head_tiles = (a.heads + 16 * pl.k.head_groups - 1) / (16 * pl.k.head_groups);
-  const std::int64_t blocks = (a.seq + pl.k.block_n - 1) / pl.k.block_n;
-  int splits = pl.k.splits;
-  if (splits <= 0) {
-    const std::int64_t slots = std::int64_t(device_multiprocessors()) * std::max(per_sm, 1);
-    const std::int64_t base = a.batch * pl.head_tiles;
-    double best = 1e300;
-    splits = 1;
-    const std::int64_t max_splits = std::min<std::int64_t>(blocks, kMlaCombineMaxSplits);
-    for (std::int64_t s = 1; s <= max_splits; ++s) {
-      const std::int64_t waves = (base * s + slots - 1) / slots;
-      const std::int64_t per_cta = (blocks + s - 1) / s;
-      const double cost = double(waves) * double(per_cta + 2) + (s > 1 ? 1.0 : 0.0);
-      if (cost < best - 1e-9) {
-        best = cost;
-        splits = static_cast<int>(s);
-      }
-    }
-  }
-  splits = std::max(1, std::min(splits, kMlaCombineMaxSplits));
-  const std::int64_t per = (blocks + splits - 1) / splits;
-  pl.split_len = per * pl.k.block_n;
-  pl.k.splits = static_cast<int>((blocks + per - 1) / per);  // no split left empty by rounding
-  // The parallel combine pays off with many splits (H200: bs4 kv1024 16 splits 18.4 vs 19.6 us,
-  // H16 B1 S65536 128 splits 47.5 vs 73.6); with a few the serial walk is cheaper (H16 B64
-  // S8192 2 splits 172.2 vs 185.7, bs64 kv8192 fp8 4 splits 185.6 vs 194.0).
-  if (!forced) pl.k.combine = pl.k.splits >= 8 ? 2 : 1;
-  return pl;
-}
-
-std::size_t workspace_for(const MlaDeviceArgs& a, const Plan& pl) {
-  if (pl.k.splits <= 1) return 0;
-  const std::size_t rows = std::size_t(a.batch) * std::size_t(a.heads) * std::size_t(pl.k.splits);
-  return rows * (kDl * sizeof(float) + sizeof(float2));
-}
-
-void launch_with_plan(const MlaDeviceArgs& a, const Plan& pl) {
-  check_warp_size();
-  if (!a.q || !a.kv || !a.out) throw attn::DeviceError("MLA decode: null q, kv or out pointer");
-  const std::size_t ws = workspace_for(a, pl);
-  if (ws > 0 && !a.workspace)
-    throw attn::DeviceError("MLA decode: " + std::to_string(ws) +
-                            " bytes of workspace are needed for " + std::to_string(pl.k.splits) +
-                            " splits, none given");
-  int smem = 0, threads = 0, per_sm = 0;
-  KernelFn fn = select_for(a, pl.k, &smem, &threads, &per_sm);
-  if (per_sm < 1)
-    throw attn::DeviceError("MLA decode: the kernel does not fit on this device (" +
-                            std::to_string(smem) + " bytes of shared memory per block)");
-  MlaParams p{};
-  p.q = a.q;
-  p.kv = a.kv;
-  p.lens = a.lens;
-  p.out = a.out;
-  const std::size_t rows = std::size_t(a.batch) * std::size_t(a.heads) * std::size_t(pl.k.splits);
-  p.part_acc = ws ? static_cast<float*>(a.workspace) : nullptr;
-  p.part_state = ws ? reinterpret_cast<float2*>(static_cast<float*>(a.workspace) + rows * kDl)
-                    : nullptr;
-  p.seq = a.seq;
-  p.heads = a.heads;
-  p.head_tiles = pl.head_tiles;
-  p.splits = pl.k.splits;
-  p.split_len = pl.split_len;
-  const bool fp8 = a.dt == attn::DType::kFp8;
-  p.score_scale = a.scale * (fp8 ? a.kv_scale : 1.0f);
-  p.out_scale = fp8 ? a.kv_scale : 1.0f;
-  if (pl.k.version >= 5)
-    if (const char* e = std::getenv("ATTNLAB_MLA_PROBE")) p.probe = std::atoi(e);
-  p.pdl = pl.k.splits > 1 && pdl_enabled();
-  const std::int64_t ctas = a.batch * pl.head_tiles * pl.k.splits;
-  if (ctas > std::numeric_limits<int>::max())
-    throw attn::DeviceError("MLA decode: too many blocks (" + std::to_string(ctas) + ")");
-  auto stream = static_cast<hipStream_t>(a.stream);
-  fn<<<dim3(static_cast<unsigned>(ctas)), dim3(threads), smem, stream>>>(p);
-  HIP_CHECK_LAUNCH();
-  if (pl.k.splits > 1)
-    launch_mla_combine(pl.k.combine, p.part_acc, p.part_state, a.out, pl.k.splits,
-                       a.batch * a.heads, p.pdl != 0, stream);
-}
-
 }  // namespace
 
-bool mla_version_available(int version) {
-  if (version == 1 || version == 3 || version == 4) return true;
-#if defined(ATTNLAB_HAVE_SM90A)
-  if (version == 5 || version == 6 || version == 7) return device_is_sm90();
-#endif
-  return false;
-}
-
-MlaKernelChoice mla_plan(const MlaDeviceArgs& a) { return make_plan(a, nullptr).k; }
-MlaKernelChoice mla_plan(const MlaDeviceArgs& a, const MlaKernelChoice& c) {
-  return make_plan(a, &c).k;
-}
-
-std::size_t mla_workspace_bytes(const MlaDeviceArgs& a) {
-  return workspace_for(a, make_plan(a, nullptr));
-}
-std::size_t mla_workspace_bytes(const MlaDeviceArgs& a, const MlaKernelChoice& c) {
-  return workspace_for(a, make_plan(a, &c));
-}
-
-void launch_mla_decode(const MlaDeviceArgs& a) { launch_with_plan(a, make_plan(a, nullptr)); }
-void launch_mla_decode(const MlaDeviceArgs& a, const MlaKernelChoice& c) {
-  launch_with_plan(a, make_plan(a, &c));
+MlaKernelFn mla_tile_kernel_for(attn::DType dt, const MlaKernelChoice& c, int* smem_bytes,
+                                int* threads, int* per_sm) {
+  switch (dt) {
+    case attn::DType::kBf16: return select_kernel<mo::Bf16, false>(c, smem_bytes, threads, per_sm);
+    case attn::DType::kFp16: return select_kernel<mo::Fp16, false>(c, smem_bytes, threads, per_sm);
+    case attn::DType::kFp8:
+      return c.fp8_fp16 ? select_kernel<mo::Fp16, true>(c, smem_bytes, threads, per_sm)
+                        : select_kernel<mo::Bf16, true>(c, smem_bytes, threads, per_sm);
+    default:
+      throw attn::DeviceError("MLA decode: dtype " + std::string(attn::dtype_name(dt)) +
+                              " is not supported on the GPU (expected bf16, fp16 or fp8)");
+  }
 }
 
 }  // namespace kern

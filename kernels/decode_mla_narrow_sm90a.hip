@@ -1,7 +1,7 @@
 // MLA absorbed decode v6 on Hopper's warpgroup matrix instructions (wgmma): up to 16 heads a
 // CTA, both products transposed so that 64 tokens fill a wgmma's rows. NVIDIA sm_90a only
 // (CMakeLists.txt builds this file for that target alone); bf16 or fp16 q and cache. The plan
-// (decode_mla.hip) asks for v6 for 16-bit caches with H <= 16 on a compute capability 9.0
+// (mla_plan.hip) asks for v6 for 16-bit caches with H <= 16 on a compute capability 9.0
 // device; v5 (decode_mla_wgmma_sm90a.hip) takes more heads.
 //
 // Shapes: q [B, H, 576], kv [B, S, 576] (keys = all 576 columns, values = the first 512), out

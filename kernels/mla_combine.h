@@ -1,5 +1,5 @@
-// The MLA split-KV combine (mla_combine.hip), launched by decode_mla.hip. Include only from
-// .hip files, after kernels/hip_compat.h.
+// The MLA split-KV combine (mla_combine.hip), launched by mla_plan.hip. Include only from .hip
+// files, after kernels/hip_compat.h.
 #pragma once
 #include <cstdint>
 

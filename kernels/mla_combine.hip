@@ -1,4 +1,4 @@
-// Split-KV combine of the MLA decode (decode_mla.hip): merges the splits' partial outputs
+// Split-KV combine of the MLA decode (launched by mla_plan.hip): merges the splits' partial outputs
 // [B * H, splits, Dl] and softmax states [B * H, splits] {max, sum} into out [B * H, Dl].
 // The runtime first: attention/softmax_state.h needs __host__/__device__ defined (HIP).
 #include "kernels/hip_compat.h"

@@ -1,5 +1,6 @@
-// Internal interface between the GPU host code (gpu_api, bench) and the MLA decode kernel
-// (decode_mla.hip). Device pointers travel as void* so no HIP/CUDA type crosses this header.
+// Internal interface between the GPU host code (gpu_api, bench) and the MLA decode (its plan
+// and launch in mla_plan.hip, its kernels in decode_mla*.hip). Device pointers travel as
+// void* so no HIP/CUDA type crosses this header.
 #pragma once
 #include <cstddef>
 #include <cstdint>
