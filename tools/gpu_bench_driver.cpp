@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
       {"GQA B8 S4096", Variant::kGqa, 8, 4096, 32, 8, 0, bf, 0},
       {"MQA B16 S4096", Variant::kMqa, 16, 4096, 32, 1, 0, bf, 55.7},
       {"MQA B64 S8192", Variant::kMqa, 64, 8192, 32, 1, 0, bf, 84.4},
+      {"MQA B128 S4096", Variant::kMqa, 128, 4096, 32, 1, 0, bf, 0},  // MQA B64 S8192's bytes, no split
       {"MHA B16 S4096", Variant::kMha, 16, 4096, 32, 32, 0, bf, 255},
       {"MHA B1 S131072", Variant::kMha, 1, 131072, 32, 32, 0, bf, 490},
       {"SWA W4096 B16 S32768", Variant::kSwa, 16, 32768, 32, 8, 4096, bf, 83.3},

@@ -10,7 +10,9 @@
 #   (TEST_ENV="ATTNLAB_PDL=0" runs the tests stage with an environment)
 #   waves   the 268 MB rows (SWA, MQA B64 S8192, GQA B16 S4096) split into several waves of CTAs
 #   tests   attnlab_gpu_tests (filter in $TEST_FILTER, limit $TEST_LIMIT s)
-#   suites  attnlab bench --device gpu --suite peers|amd-mixed-mla|sweep --json
+#   suites  attnlab bench --device gpu --suite peers|amd-mixed-mla|sweep --json (~30 s each on the H200)
+#   mqa     MQA B64 S8192 taken apart: its plan, one split, and MQA B128 S4096 (the same bytes
+#           as 128 groups without a split) beside GQA B16 S4096
 # A stage whose budget no longer fits under $LIMIT seconds (default 560) is skipped and says so.
 # Logs and JSON go under $OUT. Usage: STAGES="drv tests" bash tools/gpu_call.sh <commit>
 set -uo pipefail
@@ -88,6 +90,11 @@ for st in ${STAGES:-drv}; do
           env $e $B/attnlab bench --device gpu --variant mla --batch $1 --seq $2 --q-heads 16 2>&1 | grep -E "^ *mla|gpu" | tail -1
         done
       done; } 2>&1 | tee $OUT/pdl.log ;;
+    mqa) fits mqa 60 && {
+      for e in "" "ATTNLAB_GROUPED_SPLITS=1 ATTNLAB_GROUPED_WGS=2" "ATTNLAB_GROUPED_COMBINE=1" ""; do
+        small "MQA B64 S8192" $e; done
+      for i in 1 2; do small "MQA B128 S4096"; small "GQA B16 S4096"; done
+    } 2>&1 | tee $OUT/mqa.log ;;
     ncu) fits ncu 90 && {  # each kernel's own duration (no launch or event cost), first launches
       for f in "GQA B1 S4096" "MQA B16 S4096" "GQA B16 S4096"; do
         echo "-- $f"
@@ -106,7 +113,7 @@ for st in ${STAGES:-drv}; do
       eval env ${TEST_ENV:-} timeout "${TEST_LIMIT:-300}" $B/tests/attnlab_gpu_tests ${TEST_FILTER:-} > $OUT/tests.log 2>&1
       echo "tests rc=$?"; tail -4 $OUT/tests.log; } 2>&1 | tee -a $LOG ;;
     suites) for s in ${SUITES:-peers amd-mixed-mla sweep}; do
-      fits "suite $s" 150 && { timeout 200 $B/attnlab bench --device gpu --suite $s --json $OUT/$s.json 2> $OUT/$s.err
+      fits "suite $s" ${SUITE_BUDGET:-60} && { timeout 200 $B/attnlab bench --device gpu --suite $s --json $OUT/$s.json 2> $OUT/$s.err
         echo "suite $s rc=$?"; tail -2 $OUT/$s.err; } 2>&1 | tee -a $LOG
     done ;;
     *) echo "unknown stage $st" ;;
