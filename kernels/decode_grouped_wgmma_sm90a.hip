@@ -336,18 +336,8 @@ __global__ void __launch_bounds__(kWgThreads * WGS, 1) grouped_wgmma_kernel(cons
   const std::uint16_t* vg = static_cast<const std::uint16_t*>(p.v) + base;
   const std::uint16_t* qg = static_cast<const std::uint16_t*>(p.q) + (static_cast<long long>(b) * p.hq + h0) * kD;
   unsigned char* st0 = smem + wgi * NS * kStageBytes;  // this warpgroup's stages
-  // Diagnostics (ATTNLAB_GROUPED_PROBE bit 2): the CTA walks its blocks from a block that
-  // depends on its group and split, wrapping around, so that CTAs reading the same rows at
-  // once (the kv heads of one b) meet different addresses; the order changes nothing else.
-  const int rot = (p.probe & 2) && nblk_all > 0
-      ? static_cast<int>((static_cast<long long>(b * p.hkv + hkv) * 7 + split * 3) % nblk_all) : 0;
-  auto key0 = [&](int j) {  // first key of this warpgroup's block j
-    int i = WGS * j + wgi + rot;
-    if (i >= nblk_all) i -= nblk_all;
-    return start + static_cast<long long>(kKeys) * i;
-  };
   auto issue = [&](int j) {  // its block j -> stage j % NS; keys past `end` zero-filled
-    const long long k0 = key0(j);
+    const long long k0 = start + static_cast<long long>(kKeys) * (WGS * j + wgi);
     const int nvalid = end - k0 < kKeys ? static_cast<int>(end - k0) : kKeys;
     unsigned char* dst = st0 + (j % NS) * kStageBytes;
     copy_mat(dst, kg + k0 * row_stride, row_stride, nvalid, kg + start * row_stride, tid);
@@ -376,7 +366,7 @@ __global__ void __launch_bounds__(kWgThreads * WGS, 1) grouped_wgmma_kernel(cons
     mo::copy_commit();
     if (p.probe & 1) continue;  // diagnostics: the copy pipeline alone
     attend_block(T{}, wg::smem_addr(st0 + (j % NS) * kStageBytes), qf, o, m_run, l_run,
-                 key0(j), end, p.q_mult, c);
+                 start + static_cast<long long>(kKeys) * (WGS * j + wgi), end, p.q_mult, c);
   }
   mo::copy_wait<0>();
   if (tl) tl[2] = wg::global_ns();

@@ -13,7 +13,6 @@
 #   suites  attnlab bench --device gpu --suite peers|amd-mixed-mla|sweep --json (~30 s each on the H200)
 #   mqa     MQA B64 S8192 taken apart: its plan, one split, and MQA B128 S4096 (the same bytes
 #           as 128 groups without a split) beside GQA B16 S4096
-#   rot     the 268 MB rows with each CTA's blocks walked from a rotated start (ATTNLAB_GROUPED_PROBE=2)
 # A stage whose budget no longer fits under $LIMIT seconds (default 560) is skipped and says so.
 # Logs and JSON go under $OUT. Usage: STAGES="drv tests" bash tools/gpu_call.sh <commit>
 set -uo pipefail
@@ -96,10 +95,6 @@ for st in ${STAGES:-drv}; do
         small "MQA B64 S8192" $e; done
       for i in 1 2; do small "MQA B128 S4096"; small "GQA B16 S4096"; done
     } 2>&1 | tee $OUT/mqa.log ;;
-    rot) fits rot 90 && {
-      for f in "GQA B16 S4096" "SWA W4096" "MQA B64 S8192"; do
-        for e in "" "ATTNLAB_GROUPED_PROBE=2" "" "ATTNLAB_GROUPED_PROBE=2"; do small "$f" $e; done
-      done; } 2>&1 | tee $OUT/rot.log ;;
     ncu) fits ncu 90 && {  # each kernel's own duration (no launch or event cost), first launches
       for f in "GQA B1 S4096" "MQA B16 S4096" "GQA B16 S4096"; do
         echo "-- $f"
