@@ -432,33 +432,31 @@ void body_tp(App& app) {
 
 struct Step {
   const char* title;
-  const char* panel;  // the panel to look at
-  void (*apply)(App&);
+  const char* panel;   // the panel to look at
+  const char* preset;  // the model the step sets up (bf16, no what-if variant)
+  std::int64_t seq;    // ... at this S
+  int tp;              // ... and this tensor parallelism
+  void (*extra)(App&); // anything else the step sets, or nullptr
   void (*body)(App&);
 };
 
 const Step kSteps[] = {
-    {"Why DeepSeek-V3's cache is ~57x smaller than MHA's", "kv-cache",
-     [](App& a) { setup(a, "deepseek-v3", "", attn::DType::kBf16, 32768, 1); }, body_mla_cache},
-    {"What GQA's group size trades between MHA and MQA", "kv-cache",
-     [](App& a) {
-       setup(a, "llama-3-8b", "", attn::DType::kBf16, 32768, 1);
-       a.tour.gqa_kv_heads = a.base.kv_heads;
-     },
-     body_gqa},
+    {"Why DeepSeek-V3's cache is ~57x smaller than MHA's", "kv-cache", "deepseek-v3", 32768, 1,
+     nullptr, body_mla_cache},
+    {"What GQA's group size trades between MHA and MQA", "kv-cache", "llama-3-8b", 32768, 1,
+     [](App& a) { a.tour.gqa_kv_heads = a.base.kv_heads; }, body_gqa},
     {"Why W_UK folds into the query, and why RoPE needs its own 64 dims", "data-flow",
-     [](App& a) { setup(a, "deepseek-v3", "", attn::DType::kBf16, 32768, 1); }, body_absorb},
-    {"Absorbed vs naive MLA: FLOPs, bytes, and which is faster", "data-flow",
-     [](App& a) { setup(a, "deepseek-v3", "", attn::DType::kBf16, 4096, 1); }, body_naive},
+     "deepseek-v3", 32768, 1, nullptr, body_absorb},
+    {"Absorbed vs naive MLA: FLOPs, bytes, and which is faster", "data-flow", "deepseek-v3", 4096,
+     1, nullptr, body_naive},
     {"What a 4096 window buys Mistral at 32k, what Gemma 3's 5:1 keeps", "kv-cache",
-     [](App& a) { setup(a, "mistral-7b-v0.1", "", attn::DType::kBf16, 32768, 1); }, body_window},
+     "mistral-7b-v0.1", 32768, 1, nullptr, body_window},
     {"Why decode is memory-bound, and where MLA with 128 heads stops being so", "latency",
-     [](App& a) { setup(a, "deepseek-v3", "", attn::DType::kBf16, 32768, 1); },
-     body_memory_bound},
+     "deepseek-v3", 32768, 1, nullptr, body_memory_bound},
     {"How close the measured kernel gets to the roofline (here and on MI355X)", "latency",
-     [](App& a) { setup(a, "llama-3-8b", "", attn::DType::kBf16, 4096, 1); }, body_measured},
-    {"What tensor parallelism does to each variant's per-GPU cache", "kv-cache",
-     [](App& a) { setup(a, "llama-3.1-70b", "", attn::DType::kBf16, 32768, 8); }, body_tp},
+     "llama-3-8b", 4096, 1, nullptr, body_measured},
+    {"What tensor parallelism does to each variant's per-GPU cache", "kv-cache", "llama-3.1-70b",
+     32768, 8, nullptr, body_tp},
 };
 constexpr int kStepCount = static_cast<int>(sizeof(kSteps) / sizeof(kSteps[0]));
 
@@ -496,7 +494,8 @@ void draw_tour_panel(App& app) {
   if (t.applied_step == -1 && !t.setup_requested) t.applied_step = t.step;
   t.setup_requested = false;
   if (t.applied_step != t.step) {
-    cur.apply(app);
+    setup(app, cur.preset, "", attn::DType::kBf16, cur.seq, cur.tp);
+    if (cur.extra) cur.extra(app);
     show_panel(app, cur.panel);
     t.applied_step = t.step;
   }
@@ -509,6 +508,15 @@ void draw_tour_panel(App& app) {
   ImGui::TextDisabled("look at: the %s panel (model %s, %s, S %s, TP %d)", cur.panel,
                       app.model.name.c_str(), std::string(attn::dtype_name(app.kv_dtype)).c_str(),
                       vis::format_tokens(static_cast<double>(app.seq)).c_str(), app.tp);
+  // The first frame keeps the user's model (see above), so the panels may show another model
+  // than the step is about: say so, and which button sets them up. (S and TP are left out:
+  // some steps ask the learner to move them.)
+  if (app.preset_name != cur.preset) {
+    ImGui::TextColored(ImVec4(1.0f, 0.6f, 0.3f, 1.0f),
+                       "the panels show %s; this step is about %s: press 'set the panels up for "
+                       "this step'",
+                       app.model.name.c_str(), cur.preset);
+  }
   ImGui::Spacing();
   cur.body(app);
   ImGui::Spacing();

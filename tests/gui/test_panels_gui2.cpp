@@ -114,6 +114,8 @@ TEST_CASE("gui2 panels: every tour step sets the panels up and draws", "[gui][to
   a.tour.step = 0;  // the first step loads DeepSeek-V3 (MLA)
   imgui.frame([&] { app::draw_tour_panel(a); });
   CHECK(a.model.variant == attn::Variant::kMla);
+  CHECK(a.preset_name == "deepseek-v3");
+  CHECK(a.seq == 32768);
 }
 
 TEST_CASE("gui2 panels: the latency panel draws while a CPU job runs and collects it",
