@@ -30,7 +30,7 @@ void draw_results_table(const ResultSet& set) {
       "of the case. of roofline: the datasheet floor of the measuring GPU (when it is in "
       "assets/gpus.json) over the median. MI355X projected (roofline): max(bytes / 8 TB/s, FLOPs / 2.5 PFLOP/s), "
       "a projection from the datasheet, not a measurement. peer: a published time for the "
-      "same shape (hover for whose).");
+      "same shape (hover for whose), dimmed where it was timed on another GPU than this set.");
   const attn::GpuSpec* mi = attn::find_gpu(kProjectedGpu);
   const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
@@ -119,8 +119,21 @@ void draw_results_table(const ResultSet& set) {
     }
     ImGui::TableNextColumn();
     if (r.c.peer_us > 0) {
-      ImGui::Text("%s", us_text(r.c.peer_us).c_str());
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.c.peer_name.c_str());
+      // The published peers were timed on one GPU, named last in peer_name ("..., H200"). Set
+      // beside a run on another device they are dimmed and name that GPU: no like-for-like.
+      const std::size_t comma = r.c.peer_name.rfind(", ");
+      const std::string peer_gpu =
+          comma == std::string::npos ? std::string() : r.c.peer_name.substr(comma + 2);
+      if (here && here->name == peer_gpu) {
+        ImGui::Text("%s", us_text(r.c.peer_us).c_str());
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.c.peer_name.c_str());
+      } else {
+        ImGui::TextDisabled("%s%s", us_text(r.c.peer_us).c_str(),
+                            peer_gpu.empty() ? "" : (" on " + peer_gpu).c_str());
+        if (ImGui::IsItemHovered())
+          ImGui::SetTooltip("%s\nnot the device of this set: not a like-for-like comparison",
+                            r.c.peer_name.c_str());
+      }
     } else {
       ImGui::TextDisabled("-");
     }
