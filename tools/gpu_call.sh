@@ -13,6 +13,7 @@
 #   suites  attnlab bench --device gpu --suite peers|amd-mixed-mla|sweep --json (~30 s each on the H200)
 #   mqa     MQA B64 S8192 taken apart: its plan, one split, and MQA B128 S4096 (the same bytes
 #           as 128 groups without a split) beside GQA B16 S4096
+#   layout  268 MB as 128 groups of 4 or 32 heads, kv heads interleaved or contiguous
 # A stage whose budget no longer fits under $LIMIT seconds (default 560) is skipped and says so.
 # Logs and JSON go under $OUT. Usage: STAGES="drv tests" bash tools/gpu_call.sh <commit>
 set -uo pipefail
@@ -95,6 +96,16 @@ for st in ${STAGES:-drv}; do
         small "MQA B64 S8192" $e; done
       for i in 1 2; do small "MQA B128 S4096"; small "GQA B16 S4096"; done
     } 2>&1 | tee $OUT/mqa.log ;;
+    layout) fits layout 200 && {  # 268 MB as 128 groups of 4 or 32 heads, kv heads interleaved
+      # ([B, S, Hkv, D] with Hkv 8: 256-byte rows every 2 KB) or contiguous (Hkv 1): which of
+      # the two makes MQA B128 S4096 slower than GQA B16 S4096 (session 16 call 7: 96.2 vs 93.2)
+      for i in 1 2; do
+        for c in "gqa 16 32 8" "gqa 16 256 8" "mqa 128 32 1" "gqa 128 4 1"; do
+          set -- $c
+          printf '%s B%s Hq%s Hkv%s  ' $1 $2 $3 $4
+          $B/attnlab bench --device gpu --variant $1 --batch $2 --seq 4096 --q-heads $3 --kv-heads $4 2>&1 | grep -E "^(gqa|mqa)" | tail -1
+        done
+      done; } 2>&1 | tee $OUT/layout.log ;;
     ncu) fits ncu 90 && {  # each kernel's own duration (no launch or event cost), first launches
       for f in "GQA B1 S4096" "MQA B16 S4096" "GQA B16 S4096"; do
         echo "-- $f"
