@@ -119,11 +119,9 @@ void draw_results_table(const ResultSet& set) {
     }
     ImGui::TableNextColumn();
     if (r.c.peer_us > 0) {
-      // The published peers were timed on one GPU, named last in peer_name ("..., H200"). Set
-      // beside a run on another device they are dimmed and name that GPU: no like-for-like.
-      const std::size_t comma = r.c.peer_name.rfind(", ");
-      const std::string peer_gpu =
-          comma == std::string::npos ? std::string() : r.c.peer_name.substr(comma + 2);
+      // The published peers were timed on one GPU ("H200"). Set beside a run on another
+      // device they are dimmed and name that GPU: no like-for-like.
+      const std::string peer_gpu = r.c.peer_gpu();
       if (here && here->name == peer_gpu) {
         ImGui::Text("%s", us_text(r.c.peer_us).c_str());
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.c.peer_name.c_str());

@@ -31,7 +31,10 @@ struct BenchCase {
   attn::DType dtype = attn::DType::kBf16;  // GPU storage dtype; CPU always runs fp32
   std::string label;        // suite row name, e.g. "peers: GQA B16 S4096"
   double peer_us = 0;       // a peer's published/measured time for this row, 0 if none
-  std::string peer_name;
+  std::string peer_name;    // whose, ending in the GPU it was timed on: "..., H200"
+
+  // The GPU named last in peer_name ("H200"), or "" when there is no peer or none is named.
+  std::string peer_gpu() const;
 
   // Throws InputError naming the flag (--batch, --seq, ...) when the case is invalid.
   void validate() const;

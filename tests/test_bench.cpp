@@ -115,6 +115,29 @@ TEST_CASE("bench: suites hold the documented cases", "[bench]") {
   CHECK_THROWS_AS(kern::suite_cases("nope"), attn::InputError);
 }
 
+TEST_CASE("bench: every published peer names the GPU it was timed on", "[bench]") {
+  int with_peer = 0;
+  for (const std::string& name : kern::suite_names())
+    for (const BenchCase& c : kern::suite_cases(name)) {
+      CAPTURE(name, c.label);
+      if (c.peer_us <= 0) {
+        CHECK(c.peer_gpu().empty());
+        continue;
+      }
+      ++with_peer;
+      CHECK(c.peer_gpu() == "H200");  // issue 3's table: every peer was timed on an H200
+    }
+  CHECK(with_peer >= 13);
+  BenchCase c;
+  c.peer_us = 1.0;
+  c.peer_name = "someone's kernel";  // no GPU named
+  CHECK(c.peer_gpu().empty());
+  c.peer_name = "a, b, MI355X";
+  CHECK(c.peer_gpu() == "MI355X");
+  c.peer_us = 0;  // a name without a time is no peer
+  CHECK(c.peer_gpu().empty());
+}
+
 TEST_CASE("bench: kv_bytes by hand", "[bench]") {
   BenchCase g;  // GQA 32/8x128 B1 S4096 bf16
   CHECK(g.kv_bytes() == 1ull * 4096 * 2 * 8 * 128 * 2);

@@ -67,12 +67,11 @@ std::string report_table(const kern::BenchReport& rep) {
       "reference before timing; \"in graph\" is one step of many run back to back in one "
       "graph (GPU)",
       rep.date.c_str(), rep.commit.c_str(), rep.suite.c_str());
-  // Where the published peers were timed: the GPU named last in peer_name ("..., H200").
+  // Where the published peers were timed.
   std::string peer_gpus;
   for (const auto& r : rep.results) {
-    const std::size_t comma = r.c.peer_name.rfind(", ");
-    if (r.c.peer_us <= 0 || comma == std::string::npos) continue;
-    const std::string gpu = r.c.peer_name.substr(comma + 2);
+    const std::string gpu = r.c.peer_gpu();
+    if (gpu.empty()) continue;
     if (("/" + peer_gpus + "/").find("/" + gpu + "/") == std::string::npos)
       peer_gpus += (peer_gpus.empty() ? "" : "/") + gpu;
   }
