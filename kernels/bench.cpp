@@ -103,6 +103,12 @@ std::uint64_t BenchCase::kv_bytes() const {
                                    static_cast<std::uint64_t>(row_len));
 }
 
+std::string BenchCase::peer_gpu() const {
+  const std::size_t comma = peer_name.rfind(", ");
+  if (peer_us <= 0 || comma == std::string::npos) return "";
+  return peer_name.substr(comma + 2);
+}
+
 BenchReport run_bench(const std::vector<BenchCase>& cases, const BenchOptions& opt) {
   BenchReport rep;
   rep.date = iso_now();

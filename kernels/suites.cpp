@@ -122,12 +122,6 @@ std::vector<BenchCase> sweep() {
 
 }  // namespace
 
-std::string BenchCase::peer_gpu() const {
-  const std::size_t comma = peer_name.rfind(", ");
-  if (peer_us <= 0 || comma == std::string::npos) return "";
-  return peer_name.substr(comma + 2);
-}
-
 std::vector<std::string> suite_names() { return {"peers", "amd-mixed-mla", "sweep"}; }
 
 std::vector<BenchCase> suite_cases(const std::string& name) {
