@@ -319,7 +319,23 @@ __global__ void __launch_bounds__(kWgThreads * WGS, 1) grouped_wgmma_kernel(cons
   const int nh = min(kRows, p.g - slice * kRows);
   long long start, end;
   key_range(p, b, split, &start, &end);
-  const int nblk_all = start < end ? static_cast<int>((end - start + kKeys - 1) / kKeys) : 0;
+  // Diagnostics (probe bit 2): the splits of a group interleave their 64-key blocks (split s
+  // takes blocks s, s + splits, ...), so the CTAs of a group read neighbouring blocks at the
+  // same time in place of `splits` separate ranges. Any order merges to the same softmax.
+  long long bstep = kKeys;  // keys from one of this CTA's blocks to its next
+  int nblk_all = start < end ? static_cast<int>((end - start + kKeys - 1) / kKeys) : 0;
+  if ((p.probe & 2) && p.splits > 1) {
+    long long lo, hi, unused;
+    key_range(p, b, 0, &lo, &unused);
+    key_range(p, b, p.splits - 1, &unused, &hi);
+    hi = hi > lo ? hi : lo;
+    const int nb = static_cast<int>((hi - lo + kKeys - 1) / kKeys);
+    start = lo + static_cast<long long>(kKeys) * split;
+    end = hi;
+    bstep = static_cast<long long>(kKeys) * p.splits;
+    nblk_all = split < nb ? (nb - split + p.splits - 1) / p.splits : 0;
+    if (nblk_all == 0) start = end = lo;
+  }
   const int nblk = (nblk_all - wgi + WGS - 1) / WGS;  // this warpgroup's blocks
   unsigned long long* tl = p.timeline && threadIdx.x == 0
       ? p.timeline + 8 * ((static_cast<long long>(b) * gridDim.y + hkv) * gridDim.x + blockIdx.x)
@@ -337,7 +353,7 @@ __global__ void __launch_bounds__(kWgThreads * WGS, 1) grouped_wgmma_kernel(cons
   const std::uint16_t* qg = static_cast<const std::uint16_t*>(p.q) + (static_cast<long long>(b) * p.hq + h0) * kD;
   unsigned char* st0 = smem + wgi * NS * kStageBytes;  // this warpgroup's stages
   auto issue = [&](int j) {  // its block j -> stage j % NS; keys past `end` zero-filled
-    const long long k0 = start + static_cast<long long>(kKeys) * (WGS * j + wgi);
+    const long long k0 = start + bstep * (WGS * j + wgi);
     const int nvalid = end - k0 < kKeys ? static_cast<int>(end - k0) : kKeys;
     unsigned char* dst = st0 + (j % NS) * kStageBytes;
     copy_mat(dst, kg + k0 * row_stride, row_stride, nvalid, kg + start * row_stride, tid);
@@ -366,7 +382,7 @@ __global__ void __launch_bounds__(kWgThreads * WGS, 1) grouped_wgmma_kernel(cons
     mo::copy_commit();
     if (p.probe & 1) continue;  // diagnostics: the copy pipeline alone
     attend_block(T{}, wg::smem_addr(st0 + (j % NS) * kStageBytes), qf, o, m_run, l_run,
-                 start + static_cast<long long>(kKeys) * (WGS * j + wgi), end, p.q_mult, c);
+                 start + bstep * (WGS * j + wgi), end, p.q_mult, c);
   }
   mo::copy_wait<0>();
   if (tl) tl[2] = wg::global_ns();

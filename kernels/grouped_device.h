@@ -103,7 +103,8 @@ struct Params {
   unsigned* counters;    // [B, Hkv, slices] finished splits (fused combine); 0 between launches
   int fused;             // 1: the last block of each (b, kv head, slice) does the combine
   unsigned long long* timeline;  // v5 diagnostics, GroupedDeviceArgs::timeline; nullptr = off
-  int probe;             // v5 diagnostics (ATTNLAB_GROUPED_PROBE): 1 = copies only, no math
+  int probe;             // v5 diagnostics (ATTNLAB_GROUPED_PROBE): 1 = copies only, no math;
+                         // 2 = the splits of a group interleave their blocks
   int pdl;               // 1: the separate combine is launched as a programmatic dependent of
                          // the main kernel (kernels/dependent_launch.h; ATTNLAB_PDL=0: never)
   int cluster;           // v5, one warpgroup, one slice: > 1 = the `splits` CTAs of a group are

@@ -14,6 +14,7 @@
 #   mqa     MQA B64 S8192 taken apart: its plan, one split, and MQA B128 S4096 (the same bytes
 #           as 128 groups without a split) beside GQA B16 S4096
 #   layout  268 MB as 128 groups of 4 or 32 heads, kv heads interleaved or contiguous
+#   walk    v5's split CTAs interleaving their blocks (ATTNLAB_GROUPED_PROBE=2) against the plan
 # A stage whose budget no longer fits under $LIMIT seconds (default 560) is skipped and says so.
 # Logs and JSON go under $OUT. Usage: STAGES="drv tests" bash tools/gpu_call.sh <commit>
 set -uo pipefail
@@ -106,6 +107,15 @@ for st in ${STAGES:-drv}; do
           $B/attnlab bench --device gpu --variant $1 --batch $2 --seq 4096 --q-heads $3 --kv-heads $4 2>&1 | grep -E "^(gqa|mqa)" | tail -1
         done
       done; } 2>&1 | tee $OUT/layout.log ;;
+    walk) fits walk 150 && {  # the splits of a group interleaving their blocks (probe bit 2), A B A B
+      V5="ATTNLAB_GROUPED_VERSION=5"
+      for f in "MQA B64 S8192" "MQA B16 S4096" "GQA B1 S131072"; do
+        for e in "" "ATTNLAB_GROUPED_PROBE=2" "" "ATTNLAB_GROUPED_PROBE=2"; do small "$f" $e; done
+      done
+      for e in "$V5 ATTNLAB_GROUPED_STAGES=4" "$V5 ATTNLAB_GROUPED_STAGES=4 ATTNLAB_GROUPED_PROBE=2" \
+               "$V5 ATTNLAB_GROUPED_STAGES=4" "$V5 ATTNLAB_GROUPED_STAGES=4 ATTNLAB_GROUPED_PROBE=2" ""; do
+        small "GQA B1 S4096" $e
+      done; } 2>&1 | tee $OUT/walk.log ;;
     ncu) fits ncu 90 && {  # each kernel's own duration (no launch or event cost), first launches
       for f in "GQA B1 S4096" "MQA B16 S4096" "GQA B16 S4096"; do
         echo "-- $f"
