@@ -115,6 +115,11 @@ for st in ${STAGES:-drv}; do
       for e in "$V5 ATTNLAB_GROUPED_STAGES=4" "$V5 ATTNLAB_GROUPED_STAGES=4 ATTNLAB_GROUPED_PROBE=2" \
                "$V5 ATTNLAB_GROUPED_STAGES=4" "$V5 ATTNLAB_GROUPED_STAGES=4 ATTNLAB_GROUPED_PROBE=2" ""; do
         small "GQA B1 S4096" $e
+      done
+      W4="ATTNLAB_GROUPED_WGS=1 ATTNLAB_GROUPED_SPLITS=4"
+      for e in "$W4 ATTNLAB_GROUPED_COMBINE=2" "$W4 ATTNLAB_GROUPED_COMBINE=2 ATTNLAB_GROUPED_PROBE=2" \
+               "$W4 ATTNLAB_GROUPED_COMBINE=1 ATTNLAB_GROUPED_PROBE=2" ""; do
+        small "MQA B64 S8192" $e
       done; } 2>&1 | tee $OUT/walk.log ;;
     ncu) fits ncu 90 && {  # each kernel's own duration (no launch or event cost), first launches
       for f in "GQA B1 S4096" "MQA B16 S4096" "GQA B16 S4096"; do
