@@ -549,6 +549,9 @@ void launch_grouped_decode(const GroupedDeviceArgs& a) {
   p.v_scale = fp8 ? a.v_scale : 1.0f;
   if (plan.version == 5)
     if (const char* e = std::getenv("ATTNLAB_GROUPED_PROBE")) p.probe = std::atoi(e);
+  if (plan.version == 4 || plan.version == 5)
+    if (const char* e = std::getenv("ATTNLAB_GROUPED_TICKET"))  // 16 bits of arrivals a word
+      p.ticket = std::atoi(e) == 1 && plan.splits < 0xffff;
   p.pdl = plan.separate_combine() && pdl_enabled();
   hipStream_t stream = static_cast<hipStream_t>(a.stream);
   switch (a.dt) {

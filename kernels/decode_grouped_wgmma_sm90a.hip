@@ -250,31 +250,50 @@ __device__ __forceinline__ void write_rows(const Params& p, const float (&o)[64]
 // group that counts itself in last merges the other splits into its registers and writes the
 // output: one L2 round trip a split at the end of the launch, and no second kernel. Warpgroup
 // 0's threads only (named barrier 1); empty splits weigh 0 (m = -inf).
+// With p.ticket the CTA took its arrival ticket (thread 0, take_ticket in grouped_device.h)
+// before the two warpgroups' hand-over: the last one to arrive writes no partial and waits
+// only until the others have published theirs.
 __device__ __forceinline__ void merge_splits(const Params& p, float (&o)[64], float (&m_run)[2],
                                              float (&l_run)[2], int group, int split, int b,
-                                             int h0, int nh, int r0, int c, int tid) {
+                                             int h0, int nh, int r0, int c, int tid,
+                                             unsigned ticket) {
   __shared__ int last;
   const long long rows = static_cast<long long>(p.batch) * p.hq;
   const long long row0 = static_cast<long long>(b) * p.hq + h0;
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const int row = r0 + 8 * r;
-    if (row >= nh) continue;
-    const long long prow = split * rows + row0 + row;
-#pragma unroll
-    for (int jj = 0; jj < 16; ++jj)
-      *reinterpret_cast<float2*>(p.part_acc + prow * p.dv + 8 * jj + 2 * c) =
-          make_float2(o[4 * jj + 2 * r], o[4 * jj + 2 * r + 1]);
-    if (c == 0) p.part_state[prow] = make_float2(m_run[r], l_run[r]);
+  if (p.ticket) {
+    if (tid == 0) last = ticket_is_last(p, ticket);
+    wg_barrier<2>(0);
   }
-  __threadfence();
-  wg_barrier<2>(0);
-  if (tid == 0) {
-    last = atomicAdd(p.counters + group, 1u) + 1 == static_cast<unsigned>(p.splits);
-    if (last) p.counters[group] = 0u;  // for the next launch
+  if (!p.ticket || !last) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const int row = r0 + 8 * r;
+      if (row >= nh) continue;
+      const long long prow = split * rows + row0 + row;
+#pragma unroll
+      for (int jj = 0; jj < 16; ++jj)
+        *reinterpret_cast<float2*>(p.part_acc + prow * p.dv + 8 * jj + 2 * c) =
+            make_float2(o[4 * jj + 2 * r], o[4 * jj + 2 * r + 1]);
+      if (c == 0) p.part_state[prow] = make_float2(m_run[r], l_run[r]);
+    }
   }
-  wg_barrier<2>(0);
-  if (!last) return;
+  if (p.ticket) {
+    if (!last) {
+      publish_partial(p, group, tid == 0, [] { wg_barrier<2>(0); });
+      return;
+    }
+    if (tid == 0) wait_published(p, group);
+    wg_barrier<2>(0);
+  } else {
+    __threadfence();
+    wg_barrier<2>(0);
+    if (tid == 0) {
+      last = atomicAdd(p.counters + group, 1u) + 1 == static_cast<unsigned>(p.splits);
+      if (last) p.counters[group] = 0u;  // for the next launch
+    }
+    wg_barrier<2>(0);
+    if (!last) return;
+  }
   __threadfence();  // the others' partials, never read here before, through the L2
   for (int other = 0; other < p.splits; ++other) {
     if (other == split) continue;
@@ -392,12 +411,13 @@ __global__ void __launch_bounds__(kWgThreads * WGS, 1) grouped_wgmma_kernel(cons
     l_run[r] += ATTNLAB_SHFL_XOR(l_run[r], 1, 32);
     l_run[r] += ATTNLAB_SHFL_XOR(l_run[r], 2, 32);
   }
+  const int group = (b * p.hkv + hkv) * p.slices + slice;
+  const unsigned ticket = p.cluster > 1 ? 0u : take_ticket(p, group);
   if constexpr (WGS == 2) {
     hand_over(reinterpret_cast<float*>(smem + NS * kStageBytes), wgi, tid, o, m_run, l_run);
     if (wgi == 1) return;
     if (p.fused && p.splits > 1) {
-      merge_splits(p, o, m_run, l_run, (b * p.hkv + hkv) * p.slices + slice, split, b, h0, nh,
-                   r0, c, tid);
+      merge_splits(p, o, m_run, l_run, group, split, b, h0, nh, r0, c, tid, ticket);
       if (tl) tl[3] = wg::global_ns();
       return;
     }
@@ -412,8 +432,7 @@ __global__ void __launch_bounds__(kWgThreads * WGS, 1) grouped_wgmma_kernel(cons
   write_rows(p, o, m_run, l_run, b, h0, nh, r0, c, p.splits == 1 ? -1 : split);
   if (p.fused && p.splits > 1) {
     __syncthreads();  // the stages are free: they hold the combine's weights
-    combine_if_last(p, b, (b * p.hkv + hkv) * p.slices + slice, h0, nh,
-                    reinterpret_cast<float*>(st0));
+    combine_if_last(p, b, group, h0, nh, reinterpret_cast<float*>(st0), ticket);
   }
   if (tl) tl[3] = wg::global_ns();
 #else
