@@ -15,6 +15,7 @@
 #           as 128 groups without a split) beside GQA B16 S4096
 #   layout  268 MB as 128 groups of 4 or 32 heads, kv heads interleaved or contiguous
 #   walk    v5's split CTAs interleaving their blocks (ATTNLAB_GROUPED_PROBE=2) against the plan
+#   ticket  the ticket-first fused combine (ATTNLAB_GROUPED_TICKET=1) against the plan's
 # A stage whose budget no longer fits under $LIMIT seconds (default 560) is skipped and says so.
 # Logs and JSON go under $OUT. Usage: STAGES="drv tests" bash tools/gpu_call.sh <commit>
 set -uo pipefail
@@ -121,6 +122,15 @@ for st in ${STAGES:-drv}; do
                "$W4 ATTNLAB_GROUPED_COMBINE=1 ATTNLAB_GROUPED_PROBE=2" ""; do
         small "MQA B64 S8192" $e
       done; } 2>&1 | tee $OUT/walk.log ;;
+    ticket) fits ticket 120 && {  # the ticket-first fused combine against the plan's, A B A B
+      T="ATTNLAB_GROUPED_TICKET=1"
+      for f in "MQA B64 S8192" "GQA B1 S4096" "GQA B1 S131072" "GQA B4 S4096"; do
+        for e in "" "$T" "" "$T"; do small "$f" $e; done
+      done
+      small "GQA B1 S131072" $T ATTNLAB_GROUPED_PROBE=2
+      small "GQA B1 S4096" ATTNLAB_GROUPED_VERSION=5 ATTNLAB_GROUPED_STAGES=4
+      small "GQA B1 S4096" ATTNLAB_GROUPED_VERSION=5 ATTNLAB_GROUPED_STAGES=4 $T
+    } 2>&1 | tee $OUT/ticket.log ;;
     ncu) fits ncu 90 && {  # each kernel's own duration (no launch or event cost), first launches
       for f in "GQA B1 S4096" "MQA B16 S4096" "GQA B16 S4096"; do
         echo "-- $f"
