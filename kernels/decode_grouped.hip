@@ -549,9 +549,12 @@ void launch_grouped_decode(const GroupedDeviceArgs& a) {
   p.v_scale = fp8 ? a.v_scale : 1.0f;
   if (plan.version == 5)
     if (const char* e = std::getenv("ATTNLAB_GROUPED_PROBE")) p.probe = std::atoi(e);
-  if (plan.version == 4 || plan.version == 5)
-    if (const char* e = std::getenv("ATTNLAB_GROUPED_TICKET"))  // 16 bits of arrivals a word
-      p.ticket = std::atoi(e) == 1 && plan.splits < 0xffff;
+  // v5's two-warpgroup merge takes tickets first (merge_splits; ATTNLAB_GROUPED_TICKET=0: the
+  // count-after-write order of session 12); 16 bits of arrivals a word.
+  if (plan.version == 5 && plan.warpgroups == 2 && plan.fused_combine && plan.splits < 0xffff) {
+    const char* e = std::getenv("ATTNLAB_GROUPED_TICKET");
+    p.ticket = e && std::atoi(e) == 0 ? 0 : 1;
+  }
   p.pdl = plan.separate_combine() && pdl_enabled();
   hipStream_t stream = static_cast<hipStream_t>(a.stream);
   switch (a.dt) {

@@ -294,7 +294,7 @@ __global__ void __launch_bounds__(128, 2) grouped_mma_kernel(const Params p) {
   }
   if (p.fused && p.splits > 1) {
     __syncthreads();  // o_sh is free now: it holds the combine's weights
-    combine_if_last(p, b, (b * p.hkv + hkv) * p.slices + slice, h0, nh, &o_sh[0][0][0], 0u);
+    combine_if_last(p, b, (b * p.hkv + hkv) * p.slices + slice, h0, nh, &o_sh[0][0][0]);
   }
 }
 

@@ -309,8 +309,6 @@ __global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT, WT, KB>()))
             make_float2(l_run[mt][r] > 0.0f ? m_run[mt][r] * kLn2 : -INFINITY, l_run[mt][r]);
     }
   }
-  const int group = (b * p.hkv + hkv) * p.slices + slice;
-  const unsigned ticket = take_ticket(p, group);
   __syncthreads();
   for (int idx = threadIdx.x; idx < nh * D; idx += 128) {
     const int row = idx / D, dd = idx % D;
@@ -329,7 +327,7 @@ __global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT, WT, KB>()))
   }
   if (p.fused && p.splits > 1) {
     __syncthreads();  // o_sh is free again: it holds the combine's weights
-    combine_if_last(p, b, group, h0, nh, o_sh, ticket);
+    combine_if_last(p, b, (b * p.hkv + hkv) * p.slices + slice, h0, nh, o_sh);
   }
 }
 

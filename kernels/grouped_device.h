@@ -109,7 +109,8 @@ struct Params {
                          // the main kernel (kernels/dependent_launch.h; ATTNLAB_PDL=0: never)
   int cluster;           // v5, one warpgroup, one slice: > 1 = the `splits` CTAs of a group are
                          // one thread-block cluster and merge through distributed shared memory
-  int ticket;            // v4 / v5 fused combines: 1 = ticket first (take_ticket below)
+  int ticket;            // v5, two warpgroups, fused: 1 = ticket-first merge (merge_splits,
+                         // decode_grouped_wgmma_sm90a.hip)
 };
 
 // Key range [start, end) of block `split` of sequence b.
@@ -212,56 +213,9 @@ __device__ __forceinline__ void combine_rows(const Params& p, long long row0, in
   }
 }
 
-// Ticket-first fused combine (p.ticket): a group's word counts arrivals in its low 16 bits
-// and published partials in its high 16. Each CTA takes its arrival ticket as soon as its walk
-// is done (thread 0, one atomic whose round trip overlaps the CTA's last writes); the CTAs
-// that are not last write their partials, fence and publish; the last one waits until the
-// others have published (they never wait on anyone, so this cannot deadlock: each of them
-// took its ticket earlier, so it is already running), then merges and resets the word. The
-// last CTA pays one poll in place of a fence on its own partial writes plus the atomic.
-constexpr unsigned kTicketArrivals = 0xffffu;
-constexpr unsigned kTicketPublished = 1u << 16;
-__device__ __forceinline__ unsigned take_ticket(const Params& p, int group) {
-  if (!p.ticket || !p.fused || p.splits < 2 || threadIdx.x != 0) return 0u;
-  return atomicAdd(p.counters + group, 1u);
-}
-__device__ __forceinline__ bool ticket_is_last(const Params& p, unsigned ticket) {
-  return (ticket & kTicketArrivals) + 1 == static_cast<unsigned>(p.splits);
-}
-// A CTA that is not last, every thread after its partial writes: fence, then one publish.
-// `sync` is the barrier over the calling threads (the CTA, or one warpgroup).
-template <class Sync>
-__device__ __forceinline__ void publish_partial(const Params& p, int group, bool leader, Sync&& sync) {
-  __threadfence();
-  sync();
-  if (leader) atomicAdd(p.counters + group, kTicketPublished);
-}
-// The last CTA's leader: waits for the other splits' partials, then leaves the word at 0.
-__device__ __forceinline__ void wait_published(const Params& p, int group) {
-  volatile unsigned* w = p.counters + group;
-  const unsigned want = static_cast<unsigned>(p.splits - 1);
-  while ((*w >> 16) < want) {
-  }
-  __threadfence();
-  *w = 0u;  // every other CTA of the group is done with it
-}
-
 __device__ __forceinline__ void combine_if_last(const Params& p, int b, int group, int h0,
-                                                int nh, float* scratch, unsigned ticket) {
+                                                int nh, float* scratch) {
   __shared__ int last;
-  if (p.ticket) {
-    if (threadIdx.x == 0) last = ticket_is_last(p, ticket);
-    __syncthreads();  // also makes this CTA's own partial writes visible to its threads
-    if (!last) {
-      publish_partial(p, group, threadIdx.x == 0, [] { __syncthreads(); });
-      return;
-    }
-    if (threadIdx.x == 0) wait_published(p, group);
-    __syncthreads();
-    __threadfence();
-    combine_rows(p, static_cast<long long>(b) * p.hq + h0, nh, scratch);
-    return;
-  }
   __threadfence();
   __syncthreads();
   if (threadIdx.x == 0) {
