@@ -440,6 +440,16 @@ __global__ void __launch_bounds__(kCombineThreads) grouped_combine_kernel(const 
 }
 
 // ---- host ---------------------------------------------------------------------------------
+// The ticket-first split merge: on by default, ATTNLAB_GROUPED_TICKET=0 gives session 12's
+// count-after-write order (comparisons); read once, as pdl_enabled() reads ATTNLAB_PDL.
+bool ticket_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("ATTNLAB_GROUPED_TICKET");
+    return !(e && e[0] == '0' && e[1] == '\0');
+  }();
+  return on;
+}
+
 template <class Kv, int D, int GS>
 void launch_tiled(const Params& p, dim3 grid, hipStream_t stream) {
   using C = Tiled<Kv, D, GS>;
@@ -549,12 +559,10 @@ void launch_grouped_decode(const GroupedDeviceArgs& a) {
   p.v_scale = fp8 ? a.v_scale : 1.0f;
   if (plan.version == 5)
     if (const char* e = std::getenv("ATTNLAB_GROUPED_PROBE")) p.probe = std::atoi(e);
-  // v5's two-warpgroup merge takes tickets first (merge_splits; ATTNLAB_GROUPED_TICKET=0: the
-  // count-after-write order of session 12); 16 bits of arrivals a word.
-  if (plan.version == 5 && plan.warpgroups == 2 && plan.fused_combine && plan.splits < 0xffff) {
-    const char* e = std::getenv("ATTNLAB_GROUPED_TICKET");
-    p.ticket = e && std::atoi(e) == 0 ? 0 : 1;
-  }
+  // v5's two-warpgroup merge takes tickets first (take_ticket, grouped_device.h); 16 bits of
+  // arrivals a word.
+  p.ticket = plan.version == 5 && plan.warpgroups == 2 && plan.fused_combine &&
+             plan.splits < 0xffff && ticket_enabled();
   p.pdl = plan.separate_combine() && pdl_enabled();
   hipStream_t stream = static_cast<hipStream_t>(a.stream);
   switch (a.dt) {

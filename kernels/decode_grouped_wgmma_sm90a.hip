@@ -245,48 +245,12 @@ __device__ __forceinline__ void write_rows(const Params& p, const float (&o)[64]
   }
 }
 
-// Ticket-first split merge (p.ticket; v5 with two warpgroups, merge_splits): a group's word
-// counts arrivals in its low 16 bits and published partials in its high 16. Each CTA takes its
-// arrival ticket as soon as its walk is done (thread 0, one atomic whose round trip overlaps
-// the two warpgroups' hand-over); the CTAs that are not last write their partials, fence and
-// publish; the last one writes no partial, waits until the others have published (they never
-// wait on anyone, so this cannot deadlock: each took its ticket earlier, so it is running),
-// merges them into its registers and resets the word. H100, session 17: MQA B64 S8192 -0.45 us;
-// the same order for the one-warpgroup / v4 tails (combine_if_last, whose last CTA must write
-// its own partial anyway) measured 0.4-0.75 us slower and was not kept.
-constexpr unsigned kTicketArrivals = 0xffffu;
-constexpr unsigned kTicketPublished = 1u << 16;
-__device__ __forceinline__ unsigned take_ticket(const Params& p, int group) {
-  if (!p.ticket || !p.fused || p.splits < 2 || threadIdx.x != 0) return 0u;
-  return atomicAdd(p.counters + group, 1u);
-}
-__device__ __forceinline__ bool ticket_is_last(const Params& p, unsigned ticket) {
-  return (ticket & kTicketArrivals) + 1 == static_cast<unsigned>(p.splits);
-}
-// A CTA that is not last, every calling thread after its partial writes: fence, then one
-// publish. `sync` is the barrier over the calling threads.
-template <class Sync>
-__device__ __forceinline__ void publish_partial(const Params& p, int group, bool leader, Sync&& sync) {
-  __threadfence();
-  sync();
-  if (leader) atomicAdd(p.counters + group, kTicketPublished);
-}
-// The last CTA's leader: waits for the other splits' partials, then leaves the word at 0.
-__device__ __forceinline__ void wait_published(const Params& p, int group) {
-  volatile unsigned* w = p.counters + group;
-  const unsigned want = static_cast<unsigned>(p.splits - 1);
-  while ((*w >> 16) < want) {
-  }
-  __threadfence();
-  *w = 0u;  // every other CTA of the group is done with it
-}
-
 // Two warpgroups with split KV and p.fused: warpgroup 0 of each CTA leaves its split's state
 // (unnormalised O, max in log2 units, full row sums) as partial `split`, and the CTA of the
 // group that counts itself in last merges the other splits into its registers and writes the
 // output: one L2 round trip a split at the end of the launch, and no second kernel. Warpgroup
 // 0's threads only (named barrier 1); empty splits weigh 0 (m = -inf).
-// With p.ticket the CTA took its arrival ticket (thread 0, take_ticket above)
+// With p.ticket the CTA took its arrival ticket (thread 0, take_ticket in grouped_device.h)
 // before the two warpgroups' hand-over: the last one to arrive writes no partial and waits
 // only until the others have published theirs.
 __device__ __forceinline__ void merge_splits(const Params& p, float (&o)[64], float (&m_run)[2],
