@@ -16,8 +16,9 @@
 #   layout  268 MB as 128 groups of 4 or 32 heads, kv heads interleaved or contiguous
 #   walk    v5's split CTAs interleaving their blocks (ATTNLAB_GROUPED_PROBE=2) against the plan
 #   ticket  the ticket-first fused combine (ATTNLAB_GROUPED_TICKET=1) against the plan's
-#   mla     tools/mla_timing on the fp8 kv8192 rows (bs64, bs256): the plan, its split counts, and
-#           the kernel with its copies, Q K^T or P V left out (ATTNLAB_MLA_PROBE 4, 1, 2)
+#   mla     tools/mla_timing on the fp8 kv8192 rows (bs64, bs256): the plan and the variants named
+#           in $MLA_VARIANTS, then the kernel with its copies, Q K^T or P V left out
+#           (ATTNLAB_MLA_PROBE in $MLA_PROBES, default 4 1 2; variants $MLA_PROBE_VARIANTS)
 # A stage whose budget no longer fits under $LIMIT seconds (default 560) is skipped and says so.
 # Logs and JSON go under $OUT. Usage: STAGES="drv tests" bash tools/gpu_call.sh <commit>
 set -uo pipefail
@@ -136,9 +137,9 @@ for st in ${STAGES:-drv}; do
     mla) fits mla 150 && {  # where MLA bs64 kv8192 fp8 loses its time against bs256 kv8192
       nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -I. -x cu -c tools/mla_timing.hip -o /tmp/mt.o &&
         nvcc -arch=sm_90 /tmp/mt.o $B/libattnlab_kernels.a $B/libattnlab_core.a -lpthread -o /tmp/mt || exit 1
-      /tmp/mt 40 "kv8192 fp8" "v7 s" 2>&1
-      for pr in 4 1 2; do echo "-- ATTNLAB_MLA_PROBE=$pr (maxdiff is against this run's own plan)"
-        ATTNLAB_MLA_PROBE=$pr /tmp/mt 40 "kv8192 fp8" "none" 2>&1 | grep -v "^read probe"; done; } 2>&1 | tee $OUT/mla.log ;;
+      /tmp/mt 40 "kv8192 fp8" "${MLA_VARIANTS:-v7 s}" 2>&1
+      for pr in ${MLA_PROBES:-4 1 2}; do echo "-- ATTNLAB_MLA_PROBE=$pr (maxdiff is against this run's own plan)"
+        ATTNLAB_MLA_PROBE=$pr /tmp/mt 40 "kv8192 fp8" "${MLA_PROBE_VARIANTS:-none}" 2>&1 | grep -v "^read probe"; done; } 2>&1 | tee $OUT/mla.log ;;
     ncu) fits ncu 90 && {  # each kernel's own duration (no launch or event cost), first launches
       for f in "GQA B1 S4096" "MQA B16 S4096" "GQA B16 S4096"; do
         echo "-- $f"
