@@ -7,11 +7,6 @@
 // Shapes: q [B, H, 576] bf16, kv [B, S, 576] e4m3 bytes (keys = all 576 columns, values = the
 // first 512), out [B, H, 512] float32 (or the split partials of MlaParams).
 //
-// P V comes in two forms (MlaKernelChoice::fp8_fp16): true, V^T converted to fp16 in registers
-// (one cvt.rn.f16x2.e4m3x2 per two values) against P^T in fp16; false, V^T stays e4m3 in the
-// registers (a byte transpose of the loaded rows, no conversion) against P^T as two e4m3 terms
-// (P 2^8 = Phi + Plo, like Q's split), two m64n16k32 e4m3 products a tile and k-step.
-//
 // Why (NOTES.md, sessions 7-9): Hopper has no native e4m3 mma.sync, and wgmma takes e4m3 only
 // with both operands K-major in shared memory, which P V's values are not. v4 converts in
 // registers for mma.sync and is issue-bound (~280 conversions beside 136 mma a warp's 64-token
@@ -47,8 +42,6 @@ using namespace mla_wg;
 //   S^T [64 tokens x 32] = K [Qhi; Qlo]^T   m64n32k32 e4m3 x e4m3, both operands K-major in
 //                                         shared memory as the cache stores them (no conversion)
 //   O^T [512 x 16]      += V^T P^T          m64n16k16 fp16, A = V^T converted in registers
-//                                         (kE4m3Pv: m64n16k32 e4m3 twice, Phi and Plo, A = V^T
-//                                         as loaded, bytes transposed)
 // Q (bf16) is scaled by 2^e a head into [128, 256) and split into two e4m3 terms, Qhi = e4m3(q)
 // and Qlo = e4m3(q - Qhi): |q - Qhi - Qlo| <= 2^-8 |q| (or 2^-10 absolute, below 2^-17 of the
 // row's max), about bf16's own rounding of q. The 32 columns of S^T are the 16 heads' hi and lo
@@ -67,12 +60,6 @@ using namespace mla_wg;
 //   load the odd token first, so that each load's lanes cover both 64-byte bank halves (2
 //   wavefronts per 256 bytes, the minimum); the permute's selector undoes the swap. The output
 //   rows are un-permuted in the epilogue (8 consecutive dims a head: two float4 stores).
-// kE4m3Pv: the same rows, but a register holds 4 tokens of one dim (k 4c..4c+3, and 16 + 4c..),
-//   so each thread loads its 8 dims of tokens 4c..4c+3 and 16+4c..16+4c+3 of a 32-token k-step
-//   (again the odd-c lanes swap each token pair, 2 wavefronts a load) and transposes 4 x 4
-//   bytes with 8 byte permutes. P^T is [32 rows: Phi of the 16 heads, then Plo][64 tokens]
-//   e4m3 in the 64-byte swizzle (fp8_offset<32>), P scaled by 2^8 so that the small values stay
-//   in e4m3's normal range; the epilogue takes the 2^8 back out.
 constexpr int kNHeads = 16;
 constexpr int kBN = 64;
 
@@ -116,29 +103,6 @@ __device__ __forceinline__ void mma_e4m3_m64n32k32(float (&d)[16], std::uint64_t
         "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
       : "l"(a), "l"(b), "r"(scale_d));
 }
-// d (+)= A B, m64n16k32, e4m3 x e4m3 -> f32, A (64 x 32 bytes) from registers: a thread's
-// a[0] is row 16 warp + lane / 4, k 4 (lane % 4) .. + 3 (k ascending from the low byte), a[1]
-// the row + 8, a[2] / a[3] the same rows at k + 16.
-__device__ __forceinline__ void mma_rs_e4m3_m64n16k32(float (&d)[8], const std::uint32_t (&a)[4], std::uint64_t b,
-                                                      int scale_d) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %13, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n16k32.f32.e4m3.e4m3 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7}, {%8, %9, %10, %11}, %12, p, 1, 1;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(scale_d));
-}
-// Four token rows' 4 bytes (dims 0-3; rows 0 and 1, and rows 2 and 3, swapped where sel_even /
-// sel_odd say so) -> four words of 4 tokens: out[d] = dim d of tokens 0..3, token 0 low.
-__device__ __forceinline__ void transpose4x4(std::uint32_t r0, std::uint32_t r1, std::uint32_t r2, std::uint32_t r3,
-                                             unsigned sel_even, unsigned sel_odd, std::uint32_t (&out)[4]) {
-  const std::uint32_t t0 = __byte_perm(r0, r1, sel_even), t1 = __byte_perm(r0, r1, sel_odd);
-  const std::uint32_t t2 = __byte_perm(r2, r3, sel_even), t3 = __byte_perm(r2, r3, sel_odd);
-  out[0] = __byte_perm(t0, t2, 0x5410u);
-  out[1] = __byte_perm(t0, t2, 0x7632u);
-  out[2] = __byte_perm(t1, t3, 0x5410u);
-  out[3] = __byte_perm(t1, t3, 0x7632u);
-}
-
 // Two floats -> two e4m3 (round to nearest, saturating), lo in the low byte.
 __device__ __forceinline__ std::uint16_t to_e4m3x2(float lo, float hi) {
   std::uint16_t r;
@@ -154,7 +118,7 @@ __device__ __forceinline__ float2 from_e4m3x2(std::uint16_t x) {
   return make_float2(a, b);
 }
 
-template <int kNS, bool kE4m3Pv>
+template <int kNS>
 __global__ void __launch_bounds__(kThreads, kNS == 2 ? 2 : 1) mla_wgmma_fp8_kernel(MlaParams p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   if (p.pdl) pdl_allow_dependents();  // the split combine may be scheduled now
@@ -268,9 +232,6 @@ __global__ void __launch_bounds__(kThreads, kNS == 2 ? 2 : 1) mla_wgmma_fp8_kern
   // V^T loads: token 2c + c % 2 of k-step 0 at v_off; its pair partner v_pair bytes away; the
   // swizzle term ((token / 2) % 4 = c) is the same for all four tokens of every k-step.
   const int v_off = fp8_offset<kBN>(2 * c + (c & 1), d0), v_pair = c & 1 ? -64 : 64;
-  // kE4m3Pv: tokens 4c + (c % 2) and its partner, and 4c + 2 + (c % 2) and its partner (the
-  // swizzle term (token / 2) % 4 differs between the two pairs, not inside one).
-  const int v_off0 = fp8_offset<kBN>(4 * c + (c & 1), d0), v_off1 = fp8_offset<kBN>(4 * c + 2 + (c & 1), d0);
   const unsigned sel_even = c & 1 ? 0x1504u : 0x5140u, sel_odd = c & 1 ? 0x3726u : 0x7362u;
 
   for (int j = 0; j < n_blocks; ++j) {
@@ -336,7 +297,6 @@ __global__ void __launch_bounds__(kThreads, kNS == 2 ? 2 : 1) mla_wgmma_fp8_kern
         l_run[h] *= al[h];
       }
       // P^T [16 heads][64 tokens], K-major, 128-byte swizzle; this thread's tokens r, r + 8.
-      // (kE4m3Pv: [Phi; Plo] e4m3, 64-byte swizzle, P scaled by 2^8.)
 #pragma unroll
       for (int i = 0; i < 8; i += 4) {  // s[i + e] and s[i + e + 2]: one head's two tokens
 #pragma unroll
@@ -344,18 +304,6 @@ __global__ void __launch_bounds__(kThreads, kNS == 2 ? 2 : 1) mla_wgmma_fp8_kern
           const int h = 2 * (i >> 2) + e, head = hd(h), r = 16 * warp + g;
           const float p0 = wg::exp2_ftz(s[i + e] - m_run[h]), p1 = wg::exp2_ftz(s[i + e + 2] - m_run[h]);
           l_run[h] += p0 + p1;
-          if constexpr (kE4m3Pv) {
-            const float x0 = p0 * 256.f, x1 = p1 * 256.f;
-            const std::uint16_t hi = to_e4m3x2(x0, x1);
-            const float2 hf = from_e4m3x2(hi);
-            const std::uint16_t lo = to_e4m3x2(x0 - hf.x, x1 - hf.y);
-            unsigned char* pb = smem + L::kP0;
-            pb[fp8_offset<2 * kNHeads>(head, r)] = static_cast<unsigned char>(hi);
-            pb[fp8_offset<2 * kNHeads>(head, r + 8)] = static_cast<unsigned char>(hi >> 8);
-            pb[fp8_offset<2 * kNHeads>(kNHeads + head, r)] = static_cast<unsigned char>(lo);
-            pb[fp8_offset<2 * kNHeads>(kNHeads + head, r + 8)] = static_cast<unsigned char>(lo >> 8);
-            continue;
-          }
           const std::uint32_t pk = mo::pack2<T>(p0, p1);
           unsigned char* prow = smem + L::kP0 + head * 128 + (r & 7) * 2;
           *reinterpret_cast<std::uint16_t*>(prow + (((r >> 3) ^ (head & 7)) << 4)) =
@@ -379,38 +327,8 @@ __global__ void __launch_bounds__(kThreads, kNS == 2 ? 2 : 1) mla_wgmma_fp8_kern
 #pragma unroll
         for (int i = 0; i < 8; ++i) o[t][i] *= al[2 * (i >> 2) + (i & 1)];
     }
-    // O^T += V^T P^T, a k-step of 32 tokens at a time: Phi, then Plo, on the same A registers.
-    if (kE4m3Pv && !(p.probe & 2)) {
-#pragma unroll
-    for (int kk = 0; kk < kBN / 32; ++kk) {
-      std::uint32_t a[4][4];
-#pragma unroll
-      for (int grp = 0; grp < 2; ++grp) {  // tokens 4c..4c+3 (a[t][0..1]), 16+4c.. (a[t][2..3])
-        const unsigned char* vr = blk + (kk * 32 + grp * 16) * 64;
-        const uint2 x0 = lds64(vr + v_off0), x1 = lds64(vr + v_off0 + v_pair);
-        const uint2 x2 = lds64(vr + v_off1), x3 = lds64(vr + v_off1 + v_pair);
-        std::uint32_t lo4[4], hi4[4];  // dims d0 + 0..3 and d0 + 4..7, 4 tokens each
-        transpose4x4(x0.x, x1.x, x2.x, x3.x, sel_even, sel_odd, lo4);
-        transpose4x4(x0.y, x1.y, x2.y, x3.y, sel_even, sel_odd, hi4);
-#pragma unroll
-        for (int t = 0; t < 4; ++t) {  // dims d0 + 2t (row half 0) and d0 + 2t + 1 (half 1)
-          a[t][2 * grp] = t < 2 ? lo4[2 * t] : hi4[2 * t - 4];
-          a[t][2 * grp + 1] = t < 2 ? lo4[2 * t + 1] : hi4[2 * t - 3];
-        }
-      }
-      wg::fence();
-#pragma unroll
-      for (int t = 0; t < 4; ++t) {
-        mma_rs_e4m3_m64n16k32(o[t], a[t], desc_sw64(p_s + kk * 32), 1);
-        mma_rs_e4m3_m64n16k32(o[t], a[t], desc_sw64(p_s + kNHeads * 64 + kk * 32), 1);
-      }
-      wg::commit();
-      wg::wait<0>();
-    }
-    wg::wait<0>();
-#pragma unroll
-    for (int t = 0; t < 4; ++t) wg::pin(o[t]);
-    } else if (!(p.probe & 2)) {
+    // O^T += V^T P^T, a k-step of 16 tokens at a time.
+    if (!(p.probe & 2)) {
 #pragma unroll
     for (int kk = 0; kk < kBN / 16; ++kk) {
       // tokens 2c + odd, 2c + !odd, and the same + 8 (odd = c % 2: the swapped pair)
@@ -465,8 +383,7 @@ __global__ void __launch_bounds__(kThreads, kNS == 2 ? 2 : 1) mla_wgmma_fp8_kern
     if (head >= p.heads) continue;
     const float2 st = state_sh[hd(h)];
     const std::int64_t bh = b * p.heads + head;
-    const float out_scale = kE4m3Pv ? p.out_scale * (1.f / 256.f) : p.out_scale;  // P was 2^8 P
-    const float mul = p.splits == 1 ? (st.y > 0.f ? out_scale / st.y : 0.f) : out_scale;
+    const float mul = p.splits == 1 ? (st.y > 0.f ? p.out_scale / st.y : 0.f) : p.out_scale;
     float* dst = p.splits == 1 ? p.out + bh * kDl : p.part_acc + (bh * p.splits + split) * kDl;
     float v[8];  // dims d0 + 2 t + e2
 #pragma unroll
@@ -481,10 +398,10 @@ __global__ void __launch_bounds__(kThreads, kNS == 2 ? 2 : 1) mla_wgmma_fp8_kern
 #endif
 }
 
-template <int kNS, bool kE4m3Pv>
+template <int kNS>
 MlaKernelFn prepared_fp8(int* smem_bytes, int* threads, int* per_sm) {
   constexpr int kBytes = Fp8Narrow<kNS>::kBytes;
-  MlaKernelFn fn = mla_wgmma_fp8_kernel<kNS, kE4m3Pv>;
+  MlaKernelFn fn = mla_wgmma_fp8_kernel<kNS>;
   static const int occupancy = [&] {  // once per instantiation
     HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(fn),
                                   hipFuncAttributeMaxDynamicSharedMemorySize, kBytes));
@@ -507,12 +424,8 @@ MlaKernelFn mla_wgmma_fp8_kernel_for(attn::DType dt, const MlaKernelChoice& c, i
                             " is not supported (fp8 e4m3 caches)");
   if (!device_is_sm90())
     throw attn::DeviceError("MLA decode v7 needs a compute capability 9.0 GPU (H100 / H200)");
-  if (c.head_groups == 1 && c.block_n == 64 && c.stages == 2)
-    return c.fp8_fp16 ? prepared_fp8<2, false>(smem_bytes, threads, per_sm)
-                      : prepared_fp8<2, true>(smem_bytes, threads, per_sm);
-  if (c.head_groups == 1 && c.block_n == 64 && c.stages == 3)
-    return c.fp8_fp16 ? prepared_fp8<3, false>(smem_bytes, threads, per_sm)
-                      : prepared_fp8<3, true>(smem_bytes, threads, per_sm);
+  if (c.head_groups == 1 && c.block_n == 64 && c.stages == 2) return prepared_fp8<2>(smem_bytes, threads, per_sm);
+  if (c.head_groups == 1 && c.block_n == 64 && c.stages == 3) return prepared_fp8<3>(smem_bytes, threads, per_sm);
   throw attn::DeviceError("MLA decode v7: no kernel for head_groups " + std::to_string(c.head_groups) +
                           ", block_n " + std::to_string(c.block_n) + ", stages " +
                           std::to_string(c.stages) +

@@ -38,9 +38,7 @@ struct MlaKernelChoice {
   int combine = 2;      // split merge: 2 = v2 parallel weights, 1 = v1 serial walk; the
                         // launcher's own choice takes 2 from 8 splits up (measured, NOTES.md)
   bool fp8_fp16 = true;   // fp8 cache: convert to fp16 and use fp16 MMA (q scaled per row by
-                          // a power of two; default, measured 2 % faster) instead of bf16;
-                          // v7: P V with V converted to fp16 (true) or as e4m3 x e4m3, P
-                          // split into two e4m3 terms (false)
+                          // a power of two; default, measured 2 % faster) instead of bf16
   int version = 1;        // 1: CTA-wide pipeline, 3 barriers a block; 3: a pipeline per warp,
                           // one barrier a block (every warp runs the whole softmax); 4: as 3,
                           // softmax rows split over the warps, P through shared memory (2);

@@ -161,8 +161,7 @@ int main(int argc, char** argv) {
     if (fp8) {
       MlaKernelChoice v = auto_choice;
       v.fp8_fp16 = !v.fp8_fp16;
-      vars.push_back({auto_choice.version == 7 ? (v.fp8_fp16 ? "auto f16 PV" : "auto e4m3 PV")
-                                               : v.fp8_fp16 ? "auto f16mma" : "auto bf16mma", v});
+      vars.push_back({v.fp8_fp16 ? "auto f16mma" : "auto bf16mma", v});
     }
     if (c.heads <= 16) {
       MlaKernelChoice v{1, 64, 2, 0};
@@ -230,14 +229,12 @@ int main(int argc, char** argv) {
         if (auto_choice.version == 7 && auto_choice.stages == ns) continue;
         MlaKernelChoice v{1, 64, ns, 0};
         v.version = 7;
-        v.fp8_fp16 = auto_choice.fp8_fp16;
         v.combine = mla_plan(a, v).splits >= 8 ? 2 : 1;
         vars.push_back({"v7 s" + std::to_string(ns), v});
       }
       for (int sp : {1, 2, 4}) {
         MlaKernelChoice v{1, 64, 2, sp};
         v.version = 7;
-        v.fp8_fp16 = auto_choice.fp8_fp16;
         v.combine = 1;
         vars.push_back({"v7 s2 sp" + std::to_string(sp), v});
       }
@@ -288,8 +285,7 @@ int main(int argc, char** argv) {
         const double flops = 2.0 * c.batch * c.heads * double(c.seq) * (576 + 512);
         char vname[64];
         std::snprintf(vname, sizeof vname, "%s: v%d hg%d n%d s%d%s", label.c_str(), v.version,
-                      v.head_groups, v.block_n, v.stages,
-                      !fp8 ? "" : v.version == 7 ? (v.fp8_fp16 ? " f16 PV" : " e4m3 PV") : v.fp8_fp16 ? " f16" : "");
+                      v.head_groups, v.block_n, v.stages, fp8 && v.fp8_fp16 ? " f16" : "");
         const MlaKernelChoice used = mla_plan(a, v);
         std::printf("%-22s %-5s %-34s %6d %10.1f %10.1f %10.1f %8.0f %7.1f %8.1f %10.2e\n", c.name,
                     std::string(attn::dtype_name(c.dt)).c_str(), vname, used.splits, med,
