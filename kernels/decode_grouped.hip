@@ -443,10 +443,7 @@ __global__ void __launch_bounds__(kCombineThreads) grouped_combine_kernel(const 
 // The ticket-first split merge: on by default, ATTNLAB_GROUPED_TICKET=0 gives session 12's
 // count-after-write order (comparisons); read once, as pdl_enabled() reads ATTNLAB_PDL.
 bool ticket_enabled() {
-  static const bool on = [] {
-    const char* e = std::getenv("ATTNLAB_GROUPED_TICKET");
-    return !(e && e[0] == '0' && e[1] == '\0');
-  }();
+  static const bool on = env_switch_on("ATTNLAB_GROUPED_TICKET");
   return on;
 }
 
@@ -560,9 +557,9 @@ void launch_grouped_decode(const GroupedDeviceArgs& a) {
   if (plan.version == 5)
     if (const char* e = std::getenv("ATTNLAB_GROUPED_PROBE")) p.probe = std::atoi(e);
   // v5's two-warpgroup merge takes tickets first (take_ticket, grouped_device.h); 16 bits of
-  // arrivals a word.
-  p.ticket = plan.version == 5 && plan.warpgroups == 2 && plan.fused_combine &&
-             plan.splits < 0xffff && ticket_enabled();
+  // arrivals a word. Set only where that merge runs (p.fused: split, fused).
+  p.ticket = plan.version == 5 && plan.warpgroups == 2 && p.fused && plan.splits < 0xffff &&
+             ticket_enabled();
   p.pdl = plan.separate_combine() && pdl_enabled();
   hipStream_t stream = static_cast<hipStream_t>(a.stream);
   switch (a.dt) {

@@ -42,14 +42,18 @@ __device__ __forceinline__ void pdl_wait_primary() {
 #endif
 }
 
+// An on-by-default launcher switch from the environment: only an exact "0" turns it off
+// (ATTNLAB_PDL, ATTNLAB_GROUPED_TICKET). Callers cache the answer.
+inline bool env_switch_on(const char* name) {
+  const char* e = std::getenv(name);
+  return !(e && e[0] == '0' && e[1] == '\0');
+}
+
 // Whether launches take the PDL attribute: an sm_90 device, and ATTNLAB_PDL not "0" (read
 // once).
 inline bool pdl_enabled() {
 #if defined(ATTNLAB_HIP_ON_CUDA)
-  static const bool on = [] {
-    const char* e = std::getenv("ATTNLAB_PDL");
-    return !(e && e[0] == '0' && e[1] == '\0');
-  }();
+  static const bool on = env_switch_on("ATTNLAB_PDL");
   return on && device_is_sm90();
 #else
   return false;

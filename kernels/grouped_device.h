@@ -109,7 +109,8 @@ struct Params {
                          // the main kernel (kernels/dependent_launch.h; ATTNLAB_PDL=0: never)
   int cluster;           // v5, one warpgroup, one slice: > 1 = the `splits` CTAs of a group are
                          // one thread-block cluster and merge through distributed shared memory
-  int ticket;            // v5, two warpgroups, fused: 1 = ticket-first merge (take_ticket below)
+  int ticket;            // v5, two warpgroups, split and fused: 1 = ticket-first merge
+                         // (take_ticket below)
 };
 
 // Key range [start, end) of block `split` of sequence b.
@@ -240,7 +241,7 @@ __device__ __forceinline__ void combine_if_last(const Params& p, int b, int grou
 constexpr unsigned kTicketArrivals = 0xffffu;
 constexpr unsigned kTicketPublished = 1u << 16;
 __device__ __forceinline__ unsigned take_ticket(const Params& p, int group) {
-  if (!p.ticket || !p.fused || p.splits < 2 || threadIdx.x != 0) return 0u;
+  if (!p.ticket || threadIdx.x != 0) return 0u;  // p.ticket: split, fused (the launcher)
   return atomicAdd(p.counters + group, 1u);
 }
 __device__ __forceinline__ bool ticket_is_last(const Params& p, unsigned ticket) {
