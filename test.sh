@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
 # attnlab: install what is missing, build, and run every test (CTest), then print the summary.
 # GPU tests run only where a GPU exists and say so when skipped; GUI tests run under our own Xvfb.
+# Then the whole suite again under ASan + UBSan, and every fuzz target for a smoke run.
+#   ./test.sh          everything (CI runs this)
+#   ./test.sh --quick  build, the AMD compile check and CTest only: the inner loop
 set -euo pipefail
 cd "$(dirname "$0")"
+quick=0
+case "${1:-}" in
+  --quick) quick=1 ;;
+  "") ;;
+  *) echo "usage: ./test.sh [--quick]" >&2; exit 2 ;;
+esac
+start=$SECONDS
 tools/deps.sh
 tools/configure.sh
 echo "== AMD compile check (hipcc)"
@@ -28,7 +38,11 @@ set -e
 # Passed lines are noise; failures, skips and the summary are what a reader needs.
 grep -vE "Test +#[0-9]+: .* Passed" ctest.log || true
 cd ..
-# Reliability (issue 5): the whole suite again under ASan + UBSan, then every libFuzzer target
+if [ "$quick" = 1 ]; then
+  echo "== test.sh --quick: $((SECONDS - start)) s, rc $rc (sanitizer and fuzz stages skipped)"
+  exit "$rc"
+fi
+# Reliability: the whole suite again under ASan + UBSan, then every libFuzzer target
 # for a short smoke run (long campaigns: tools/fuzz.sh all SECONDS). ATTNLAB_TEST_SANITIZE=0 or
 # ATTNLAB_TEST_FUZZ=0 skips one; either failing makes test.sh fail.
 if [ "${ATTNLAB_TEST_SANITIZE:-1}" != 0 ]; then
@@ -38,4 +52,5 @@ if [ "${ATTNLAB_TEST_FUZZ:-1}" != 0 ]; then
   echo "== fuzz smoke: tools/fuzz.sh all ${ATTNLAB_FUZZ_SECONDS:-15}"
   tools/fuzz.sh all "${ATTNLAB_FUZZ_SECONDS:-15}" || { [ "$rc" -ne 0 ] || rc=1; }
 fi
+echo "== test.sh: $((SECONDS - start)) s, rc $rc"
 exit "$rc"

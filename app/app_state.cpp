@@ -91,10 +91,12 @@ bool set_what_if_variant(App& app, const std::string& name) {
 
 bool apply_model_edit(App& app, attn::ModelConfig d, std::string* error) {
   if (d.variant != attn::Variant::kMla) {
-    if (!d.layers.empty() && d.num_sliding() == static_cast<int>(d.layers.size())) d.variant = attn::Variant::kSwa;
-    else d.variant = d.kv_heads == d.q_heads ? attn::Variant::kMha
-                     : d.kv_heads == 1       ? attn::Variant::kMqa
-                                             : attn::Variant::kGqa;
+    if (!d.layers.empty() && d.num_sliding() == static_cast<int>(d.layers.size()))
+      d.variant = attn::Variant::kSwa;
+    else
+      d.variant = d.kv_heads == d.q_heads ? attn::Variant::kMha
+                  : d.kv_heads == 1       ? attn::Variant::kMqa
+                                          : attn::Variant::kGqa;
   }
   try {
     d.validate();
@@ -104,7 +106,8 @@ bool apply_model_edit(App& app, attn::ModelConfig d, std::string* error) {
   }
   const std::string suffix = " (edited)";
   std::string& name = d.display_name.empty() ? d.name : d.display_name;
-  if (name.size() < suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+  if (name.size() < suffix.size() ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
     name += suffix;
   app.base = std::move(d);
   app.base_edited = true;

@@ -11,6 +11,7 @@
 #include "app/kv_view_state.h"
 #include "app/latency_state.h"
 #include "app/model_view_state.h"
+#include "app/panel_table.h"
 #include "app/tour_state.h"
 #include "app/ui_state.h"
 #include "attention/config.h"
@@ -24,14 +25,14 @@ struct App {
 
   // The model: `base` is the preset or imported config.json; `model` is base with the what-if
   // variant applied, and is what every panel shows. Call refresh_model() after changing either.
-  std::string preset_name;       // empty when imported from a file
+  std::string preset_name;  // empty when imported from a file
   attn::ModelConfig base;
   attn::ModelConfig model;
-  bool what_if = false;          // apply what_if_params to base
+  bool what_if = false;  // apply what_if_params to base
   attn::WhatIf what_if_params;
-  std::string model_error;       // why the last edit / what-if was rejected (shown in place)
-  std::string import_path;       // config.json the base came from (empty for a preset)
-  bool base_edited = false;      // base was changed in the model panel (saved in full)
+  std::string model_error;   // why the last edit / what-if was rejected (shown in place)
+  std::string import_path;   // config.json the base came from (empty for a preset)
+  bool base_edited = false;  // base was changed in the model panel (saved in full)
   // SWA what-if only: 0 = every layer slides; N > 0 = N sliding layers, then one full
   // (Gemma 3's 5:1 is 5). Applied after attn::apply_what_if by refresh_model().
   int what_if_local_per_global = 0;
@@ -39,25 +40,21 @@ struct App {
 
   // Shared view settings.
   attn::DType kv_dtype = attn::DType::kBf16;
-  int tp = 1;                    // tensor-parallel devices
-  std::int64_t seq = 32768;      // S used by the kv-cache, data-flow and latency panels
-  std::int64_t batch = 1;        // B
-  std::string gpu_name = "H200"; // chosen GPU of assets/gpus.json (memory line, roofline)
+  int tp = 1;                     // tensor-parallel devices
+  std::int64_t seq = 32768;       // S used by the kv-cache, data-flow and latency panels
+  std::int64_t batch = 1;         // B
+  std::string gpu_name = "H200";  // chosen GPU of assets/gpus.json (memory line, roofline)
 
   // Windows (the frame is a flat list: if (show_x) draw_x_panel(app)).
-  bool show_model = true;
-  bool show_kv_cache = true;
-  bool show_data_flow = true;
-  bool show_attention = true;
-  bool show_latency = true;
-  bool show_tour = false;
+  PanelFlags show = first_start_panels();  // indexed by PanelId (app/panel_table.h)
+  bool& shown(PanelId id) { return show[index_of(id)]; }
   float ui_scale = 1.0f;
 
   kern::DeviceInfo device;            // queried once at start
   std::vector<std::string> messages;  // warnings for the user (bad settings file, failed job)
 
-  double clock_s = 0;        // animation clock: real time, fixed 1/60 s steps in screenshot mode
-  std::int64_t frame = 0;    // frames drawn so far
+  double clock_s = 0;      // animation clock: real time, fixed 1/60 s steps in screenshot mode
+  std::int64_t frame = 0;  // frames drawn so far
 
   UiState ui;                    // explorer.cpp: menus, popups, status line
   ModelViewState model_view;     // panel_model.cpp

@@ -5,52 +5,12 @@
 
 namespace app {
 
-attn::LayerShape layer_shape_of(const kern::BenchCase& c) {
-  attn::LayerShape l;
-  l.variant = c.variant;
-  l.q_heads = c.q_heads;
-  l.window = c.window;
-  l.scale = c.scale;
-  if (c.variant == attn::Variant::kMla) {
-    l.kv_heads = 1;
-    l.latent_dim = c.latent_dim;
-    l.rope_dim = c.rope_dim;
-    l.head_dim = c.latent_dim + c.rope_dim;
-    l.value_dim = c.latent_dim;
-  } else {
-    l.kv_heads = c.kv_heads;
-    l.head_dim = c.head_dim;
-    l.value_dim = c.head_dim;
-  }
-  return l;
-}
-
-kern::BenchCase case_from_model(const attn::ModelConfig& model, int layer, std::int64_t batch,
-                                std::int64_t seq, attn::DType dt) {
-  const attn::LayerShape l = model.layer_shape(layer);
-  l.validate();
-  kern::BenchCase c;
-  c.variant = l.variant;
-  c.batch = batch;
-  c.seq = seq;
-  c.q_heads = l.q_heads;
-  c.kv_heads = l.kv_heads;
-  c.head_dim = l.head_dim;
-  c.window = l.window;
-  c.latent_dim = l.latent_dim;
-  c.rope_dim = l.rope_dim;
-  c.scale = l.scale;
-  c.dtype = dt;
-  c.label = model.name + " layer " + std::to_string(layer);
-  return c;
-}
-
 attn::DType storage_dtype(const kern::BenchResult& r) {
   return r.device == "cpu" ? attn::DType::kFp32 : r.c.dtype;
 }
 
 attn::DecodeCost case_cost(const kern::BenchCase& c, attn::DType dt) {
-  return attn::decode_cost(layer_shape_of(c), c.batch, c.seq, dt);
+  return attn::decode_cost(c.layer_shape(), c.batch, c.seq, dt);
 }
 
 double projected_us(const kern::BenchCase& c, const attn::GpuSpec& gpu) {
@@ -73,7 +33,7 @@ const attn::GpuSpec* gpu_spec_for_device(const std::string& device_name) {
 }
 
 std::string shape_key(const kern::BenchCase& c) {
-  const attn::LayerShape l = layer_shape_of(c);
+  const attn::LayerShape l = c.layer_shape();
   return std::string(attn::variant_name(c.variant)) + "/" + std::to_string(c.batch) + "/" +
          std::to_string(c.seq) + "/" + std::to_string(l.q_heads) + "/" +
          std::to_string(l.kv_heads) + "/" + std::to_string(l.head_dim) + "/" +

@@ -11,12 +11,6 @@
 
 namespace app {
 
-// The layer shape a benchmark case runs (MLA: the absorbed form, one latent row of Dl + Dr).
-attn::LayerShape layer_shape_of(const kern::BenchCase& c);
-// A benchmark case for one layer of `model` at B = batch, S = seq, stored as `dt` on the GPU.
-// Throws InputError when the model's layer is not valid.
-kern::BenchCase case_from_model(const attn::ModelConfig& model, int layer, std::int64_t batch,
-                                std::int64_t seq, attn::DType dt);
 // The KV storage dtype of a result: the case's dtype on the GPU, fp32 on the CPU (which always
 // runs float32).
 attn::DType storage_dtype(const kern::BenchResult& r);

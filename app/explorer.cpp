@@ -18,7 +18,7 @@
 #include "attention/error.h"
 #include "attention/npy.h"
 #include "attention/presets.h"
-#include "visuals/units.h"
+#include "attention/units.h"
 #include "visuals/widgets.h"
 
 namespace app {
@@ -33,20 +33,17 @@ float status_bar_height() { return ImGui::GetFrameHeight() + 4.0f; }
 void draw_menus(App& app) {
   if (!ImGui::BeginMainMenuBar()) return;
   if (ImGui::BeginMenu("Panels")) {
-    ImGui::MenuItem("Model and variant", nullptr, &app.show_model);
-    ImGui::MenuItem("KV cache", nullptr, &app.show_kv_cache);
-    ImGui::MenuItem("Data flow", nullptr, &app.show_data_flow);
-    ImGui::MenuItem("Attention patterns", nullptr, &app.show_attention);
-    ImGui::MenuItem("Decode latency", nullptr, &app.show_latency);
-    ImGui::MenuItem("Guided tour", nullptr, &app.show_tour);
+    for (const PanelInfo& p : kPanelTable) ImGui::MenuItem(p.menu, nullptr, &app.shown(p.id));
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Presets")) {
     for (const attn::ModelConfig& p : attn::presets()) {
       const std::string label = (p.display_name.empty() ? p.name : p.display_name) + "##" + p.name;
       if (ImGui::MenuItem(label.c_str(), p.name.c_str(), app.preset_name == p.name)) {
-        if (load_preset(app, p.name)) post_message(app, "preset " + p.name);
-        else post_message(app, app.model_error);
+        if (load_preset(app, p.name))
+          post_message(app, "preset " + p.name);
+        else
+          post_message(app, app.model_error);
       }
     }
     ImGui::EndMenu();
@@ -62,12 +59,14 @@ void draw_menus(App& app) {
     if (ImGui::MenuItem("Export KV table as CSV...")) {
       app.ui.open_export_popup = true;
       app.ui.export_kind = 1;
-      std::snprintf(app.ui.export_path, sizeof app.ui.export_path, "attnlab-kv-%s.csv", app.model.name.c_str());
+      std::snprintf(app.ui.export_path, sizeof app.ui.export_path, "attnlab-kv-%s.csv",
+                    app.model.name.c_str());
     }
     if (ImGui::MenuItem("Export KV table as JSON...")) {
       app.ui.open_export_popup = true;
       app.ui.export_kind = 2;
-      std::snprintf(app.ui.export_path, sizeof app.ui.export_path, "attnlab-kv-%s.json", app.model.name.c_str());
+      std::snprintf(app.ui.export_path, sizeof app.ui.export_path, "attnlab-kv-%s.json",
+                    app.model.name.c_str());
     }
     ImGui::EndMenu();
   }
@@ -91,11 +90,13 @@ void draw_import_popup(App& app) {
     app.ui.open_import_popup = false;
   }
   ImGui::SetNextWindowSize(ImVec2(ImGui::GetFontSize() * 40, 0), ImGuiCond_Appearing);
-  if (!ImGui::BeginPopupModal("Import config.json", nullptr, ImGuiWindowFlags_NoSavedSettings)) return;
+  if (!ImGui::BeginPopupModal("Import config.json", nullptr, ImGuiWindowFlags_NoSavedSettings))
+    return;
   ImGui::TextWrapped("A Hugging Face config.json (the file as published with the model).");
   ImGui::SetNextItemWidth(-1);
-  const bool enter = ImGui::InputText("##path", app.model_view.import_path, sizeof app.model_view.import_path,
-                                      ImGuiInputTextFlags_EnterReturnsTrue);
+  const bool enter =
+      ImGui::InputText("##path", app.model_view.import_path, sizeof app.model_view.import_path,
+                       ImGuiInputTextFlags_EnterReturnsTrue);
   if (!app.model_view.import_error.empty()) vis::error_text(app.model_view.import_error);
   if (ImGui::Button("Import") || enter) {
     app.model_view.import_error.clear();
@@ -133,7 +134,8 @@ void draw_export_popup(App& app) {
       ImGui::CloseCurrentPopup();
     } else {
       try {
-        attn::write_file_atomic(path, app.ui.export_kind == 1 ? kv_table_csv(app) : kv_table_json(app));
+        attn::write_file_atomic(path,
+                                app.ui.export_kind == 1 ? kv_table_csv(app) : kv_table_json(app));
         post_message(app, "wrote " + path);
         ImGui::CloseCurrentPopup();
       } catch (const std::exception& e) {
@@ -156,8 +158,10 @@ void recover_window_stack(int depth) {
   while (g.CurrentWindowStack.Size > depth) {
     ImGui::ErrorCheckEndWindowRecover(ignore_log, nullptr);
     if (g.CurrentWindowStack.Size <= depth) break;
-    if (g.CurrentWindow->Flags & ImGuiWindowFlags_ChildWindow) ImGui::EndChild();
-    else ImGui::End();
+    if (g.CurrentWindow->Flags & ImGuiWindowFlags_ChildWindow)
+      ImGui::EndChild();
+    else
+      ImGui::End();
   }
 }
 
@@ -206,7 +210,8 @@ void draw_status_bar(App& app) {
   ImGui::SetNextWindowPos(ImVec2(vp->Pos.x, vp->Pos.y + vp->Size.y - h));
   ImGui::SetNextWindowSize(ImVec2(vp->Size.x, h));
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
-                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                                 ImGuiWindowFlags_NoSavedSettings |
+                                 ImGuiWindowFlags_NoFocusOnAppearing |
                                  ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoNav;
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(8, 2));
   ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0);
@@ -216,7 +221,8 @@ void draw_status_bar(App& app) {
     ImGui::SameLine();
     ImGui::TextDisabled("|");
     ImGui::SameLine();
-    const std::string model = (app.model.display_name.empty() ? app.model.name : app.model.display_name);
+    const std::string model =
+        (app.model.display_name.empty() ? app.model.name : app.model.display_name);
     ImGui::Text("%s", model.c_str());
     if (!app.ui.status.empty()) {
       ImGui::SameLine();
@@ -226,7 +232,8 @@ void draw_status_bar(App& app) {
       if (ImGui::IsItemHovered() && app.messages.size() > 1) {
         ImGui::BeginTooltip();
         const size_t n = app.messages.size();
-        for (size_t i = n > 10 ? n - 10 : 0; i < n; ++i) ImGui::TextUnformatted(app.messages[i].c_str());
+        for (size_t i = n > 10 ? n - 10 : 0; i < n; ++i)
+          ImGui::TextUnformatted(app.messages[i].c_str());
         ImGui::EndTooltip();
       }
     }
@@ -255,21 +262,20 @@ bool apply_explorer_options(App& app, const ExplorerOptions& opt, std::string* e
 }
 
 std::string device_summary(const kern::DeviceInfo& d) {
-  if (!d.available) return "no GPU: CPU only" + (d.reason.empty() ? std::string() : " (" + d.reason + ")");
+  if (!d.available)
+    return "no GPU: CPU only" + (d.reason.empty() ? std::string() : " (" + d.reason + ")");
   std::string s = "GPU: " + (d.name.empty() ? std::string("unnamed device") : d.name);
-  if (d.total_memory > 0) s += ", " + vis::format_bytes(static_cast<double>(d.total_memory));
+  if (d.total_memory > 0) s += ", " + attn::format_bytes(static_cast<double>(d.total_memory));
   return s;
 }
 
 void draw_frame(App& app) {
   draw_menus(app);
   app.ui.panel_ms.fill(0.0);
-  if (place(app, 0, app.show_model)) guarded(app, 0, draw_model_panel);
-  if (place(app, 1, app.show_kv_cache)) guarded(app, 1, draw_kv_cache_panel);
-  if (place(app, 2, app.show_data_flow)) guarded(app, 2, draw_data_flow_panel);
-  if (place(app, 3, app.show_attention)) guarded(app, 3, draw_attention_panel);
-  if (place(app, 4, app.show_latency)) guarded(app, 4, draw_latency_panel);
-  if (place(app, 5, app.show_tour)) guarded(app, 5, draw_tour_panel);
+  for (const PanelInfo& p : kPanelTable) {
+    const int i = static_cast<int>(index_of(p.id));
+    if (place(app, i, app.shown(p.id))) guarded(app, i, kPanelDraw[index_of(p.id)]);
+  }
   draw_import_popup(app);
   draw_export_popup(app);
   draw_status_bar(app);

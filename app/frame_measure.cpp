@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 
-
 namespace app {
 namespace {
 
@@ -27,7 +26,8 @@ bool measure_options_from_env(MeasureOptions* out, std::string* error) {
     char* end = nullptr;
     const long n = std::strtol(threads.c_str(), &end, 10);
     if (end == threads.c_str() || *end != '\0' || n < 1 || n > 1024) {
-      *error = "ATTNLAB_FRAME_BENCH_THREADS: expected an integer in 1..1024, found '" + threads + "'";
+      *error =
+          "ATTNLAB_FRAME_BENCH_THREADS: expected an integer in 1..1024, found '" + threads + "'";
       return false;
     }
     m.threads = static_cast<int>(n);

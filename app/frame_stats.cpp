@@ -48,7 +48,8 @@ std::string breakdown(const FrameRecord& r, double floor_ms) {
   for (int i = 0; i < kPanelTimerCount; ++i) {
     if (r.panel_ms[static_cast<size_t>(i)] < floor_ms) continue;
     if (!panels.empty()) panels += ", ";
-    panels += panel_names()[static_cast<size_t>(i)] + " " + format("%.2f", r.panel_ms[static_cast<size_t>(i)]);
+    panels += panel_names()[static_cast<size_t>(i)] + " " +
+              format("%.2f", r.panel_ms[static_cast<size_t>(i)]);
   }
   if (!panels.empty()) s += "; panels: " + panels;
   return s;
@@ -58,18 +59,30 @@ std::string breakdown(const FrameRecord& r, double floor_ms) {
 
 const char* frame_phase_name(FramePhase p) {
   switch (p) {
-    case FramePhase::kEvents: return "events";
-    case FramePhase::kFonts: return "fonts";
-    case FramePhase::kBackendNewFrame: return "backend-new-frame";
-    case FramePhase::kImGuiNewFrame: return "imgui-new-frame";
-    case FramePhase::kPanels: return "panels";
-    case FramePhase::kRender: return "render";
-    case FramePhase::kGlDraw: return "gl-draw";
-    case FramePhase::kReadback: return "readback";
-    case FramePhase::kSwap: return "swap";
-    case FramePhase::kPace: return "pace";
-    case FramePhase::kSettings: return "settings";
-    case FramePhase::kCount: break;
+    case FramePhase::kEvents:
+      return "events";
+    case FramePhase::kFonts:
+      return "fonts";
+    case FramePhase::kBackendNewFrame:
+      return "backend-new-frame";
+    case FramePhase::kImGuiNewFrame:
+      return "imgui-new-frame";
+    case FramePhase::kPanels:
+      return "panels";
+    case FramePhase::kRender:
+      return "render";
+    case FramePhase::kGlDraw:
+      return "gl-draw";
+    case FramePhase::kReadback:
+      return "readback";
+    case FramePhase::kSwap:
+      return "swap";
+    case FramePhase::kPace:
+      return "pace";
+    case FramePhase::kSettings:
+      return "settings";
+    case FramePhase::kCount:
+      break;
   }
   return "?";
 }
@@ -96,7 +109,8 @@ std::string frame_report(const std::vector<FrameRecord>& records, int worst) {
   std::string shot;
   for (const FrameRecord& r : records) {
     if (r.screenshot) {
-      shot = format("screenshot frame (read back + PNG write, not counted above): %.2f ms: ", r.total_ms) +
+      shot = format("screenshot frame (read back + PNG write, not counted above): %.2f ms: ",
+                    r.total_ms) +
              breakdown(r, 0.5) + "\n";
       continue;
     }
@@ -135,8 +149,8 @@ std::string frame_report(const std::vector<FrameRecord>& records, int worst) {
       std::snprintf(head, sizeof head, "slow frame %lld (benchmark running, case %d): %.2f ms: ",
                     static_cast<long long>(r.frame), r.job_case + 1, r.total_ms);
     else
-      std::snprintf(head, sizeof head, "slow frame %lld: %.2f ms: ", static_cast<long long>(r.frame),
-                    r.total_ms);
+      std::snprintf(head, sizeof head,
+                    "slow frame %lld: %.2f ms: ", static_cast<long long>(r.frame), r.total_ms);
     out += head + breakdown(r, 0.5) + "\n";
   }
   return out + shot;

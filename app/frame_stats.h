@@ -10,36 +10,38 @@
 #include <string>
 #include <vector>
 
+#include "app/panel_table.h"
+
 namespace app {
 
 // Phases of one frame of app/main.cpp's loop, in order. The panels are timed inside
 // draw_frame (explorer.cpp) and reported beside them.
 enum class FramePhase : int {
-  kEvents,          // SDL_PollEvent + ImGui_ImplSDL2_ProcessEvent
-  kFonts,           // font atlas rebuild after a UI-scale change (normally 0)
-  kBackendNewFrame, // ImGui_ImplOpenGL3_NewFrame + ImGui_ImplSDL2_NewFrame
-  kImGuiNewFrame,   // ImGui::NewFrame
-  kPanels,          // app::draw_frame (menus, the six panels, popups, status bar)
-  kRender,          // ImGui::Render (builds the draw lists)
-  kGlDraw,          // glClear + ImGui_ImplOpenGL3_RenderDrawData (llvmpipe queues the work)
-  kReadback,        // glReadPixels for a PNG (screenshot or export; normally 0)
-  kSwap,            // SDL_GL_SwapWindow (llvmpipe rasterises and copies to the X server here)
-  kPace,            // sleep to the 60 Hz pace (interactive, or ATTNLAB_FRAME_PACE=1)
-  kSettings,        // settings save check (interactive only)
+  kEvents,           // SDL_PollEvent + ImGui_ImplSDL2_ProcessEvent
+  kFonts,            // font atlas rebuild after a UI-scale change (normally 0)
+  kBackendNewFrame,  // ImGui_ImplOpenGL3_NewFrame + ImGui_ImplSDL2_NewFrame
+  kImGuiNewFrame,    // ImGui::NewFrame
+  kPanels,           // app::draw_frame (menus, the six panels, popups, status bar)
+  kRender,           // ImGui::Render (builds the draw lists)
+  kGlDraw,           // glClear + ImGui_ImplOpenGL3_RenderDrawData (llvmpipe queues the work)
+  kReadback,         // glReadPixels for a PNG (screenshot or export; normally 0)
+  kSwap,             // SDL_GL_SwapWindow (llvmpipe rasterises and copies to the X server here)
+  kPace,             // sleep to the 60 Hz pace (interactive, or ATTNLAB_FRAME_PACE=1)
+  kSettings,         // settings save check (interactive only)
   kCount
 };
 constexpr int kFramePhaseCount = static_cast<int>(FramePhase::kCount);
 const char* frame_phase_name(FramePhase p);  // "events", "fonts", ... "settings"
 
-constexpr int kPanelTimerCount = 6;  // panel_names() order
+constexpr int kPanelTimerCount = static_cast<int>(kPanelCount);  // indexed by PanelId
 
 struct FrameRecord {
-  std::int64_t frame = 0;      // App::frame when the frame started
-  double total_ms = 0;         // start of this frame to the start of the next
+  std::int64_t frame = 0;  // App::frame when the frame started
+  double total_ms = 0;     // start of this frame to the start of the next
   std::array<double, kFramePhaseCount> phase_ms{};
   std::array<double, kPanelTimerCount> panel_ms{};  // inside kPanels
-  bool job_running = false;    // a benchmark job ran while this frame was drawn
-  int job_case = -1;           // its case being run (0-based) at the frame's end
+  bool job_running = false;  // a benchmark job ran while this frame was drawn
+  int job_case = -1;         // its case being run (0-based) at the frame's end
   // The frame that reads the window back and writes the PNG (screenshot mode's last frame):
   // reported on its own line, left out of the summaries (no interactive frame does that work,
   // bar File > Export > PNG).
@@ -49,8 +51,8 @@ struct FrameRecord {
 struct FrameSummary {
   int count = 0;
   double median_ms = 0, p99_ms = 0, max_ms = 0;
-  int over_50ms = 0;           // frames longer than 50 ms
-  int over_33ms = 0;           // frames longer than 33 ms (two frames missed at 60 Hz)
+  int over_50ms = 0;  // frames longer than 50 ms
+  int over_33ms = 0;  // frames longer than 33 ms (two frames missed at 60 Hz)
 };
 // Summary of `ms` (any order). p99 is the nearest-rank 99th percentile. Empty: all zero.
 FrameSummary summarize_frames(std::vector<double> ms);

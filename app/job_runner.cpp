@@ -17,11 +17,16 @@ namespace app {
 
 const char* job_state_name(JobState s) {
   switch (s) {
-    case JobState::kIdle: return "idle";
-    case JobState::kRunning: return "running";
-    case JobState::kDone: return "done";
-    case JobState::kFailed: return "failed";
-    case JobState::kCancelled: return "cancelled";
+    case JobState::kIdle:
+      return "idle";
+    case JobState::kRunning:
+      return "running";
+    case JobState::kDone:
+      return "done";
+    case JobState::kFailed:
+      return "failed";
+    case JobState::kCancelled:
+      return "cancelled";
   }
   return "?";
 }
@@ -80,7 +85,8 @@ namespace {
 
 // The benchmark yields to the UI. On Linux the worker (and the threads it starts, which inherit
 // its policy and nice value) runs below every normal thread:
-// - CPU jobs: SCHED_IDLE and nice 19 (the nice value alone where the policy is refused). The UI thread and Mesa's
+// - CPU jobs: SCHED_IDLE and nice 19 (the nice value alone where the policy is refused). The UI
+// thread and Mesa's
 //   llvmpipe rasteriser threads then always run first, so a benchmark that keeps every core
 //   busy cannot stretch a frame; the CPU timings lose what the UI uses (about one core while
 //   frames are drawn back to back on a software renderer), which the panel says.
@@ -115,8 +121,8 @@ void JobRunner::run(std::vector<kern::BenchCase> cases, kern::BenchOptions opt) 
       try {
         cases[i].validate();
       } catch (const std::exception& e) {
-        throw std::runtime_error("case " + std::to_string(i + 1) + " (" +
-                                 case_label(cases[i]) + "): " + e.what());
+        throw std::runtime_error("case " + std::to_string(i + 1) + " (" + case_label(cases[i]) +
+                                 "): " + e.what());
       }
     }
     opt.cancel = &cancel_;

@@ -23,11 +23,11 @@ const char* job_state_name(JobState s);  // "idle", "running", "done", "failed",
 
 struct JobProgress {
   JobState state = JobState::kIdle;
-  std::string title;        // what was started ("sweep on cpu")
-  int index = 0;            // case being run, 0-based
-  int total = 0;            // cases in the job
-  std::string case_label;   // label (or shape) of the case being run
-  double elapsed_s = 0;     // since start
+  std::string title;       // what was started ("sweep on cpu")
+  int index = 0;           // case being run, 0-based
+  int total = 0;           // cases in the job
+  std::string case_label;  // label (or shape) of the case being run
+  double elapsed_s = 0;    // since start
   bool cancel_requested = false;
   // 0..1 for a progress bar: finished cases plus half of the running one.
   double fraction() const;
@@ -36,8 +36,8 @@ struct JobProgress {
 struct JobOutcome {
   JobState state = JobState::kDone;  // kDone, kFailed or kCancelled
   std::string title;
-  std::string error;                 // kFailed: why (device unusable, invalid case, ...)
-  kern::BenchReport report;          // kDone; kCancelled: the cases finished before the cancel
+  std::string error;         // kFailed: why (device unusable, invalid case, ...)
+  kern::BenchReport report;  // kDone; kCancelled: the cases finished before the cancel
   double elapsed_s = 0;
 };
 
@@ -69,7 +69,7 @@ class JobRunner {
   mutable std::mutex mu_;
   std::thread worker_;
   std::atomic<bool> cancel_{false};
-  std::atomic<bool> finished_{true};  // the worker has returned (or none was started)
+  std::atomic<bool> finished_{true};   // the worker has returned (or none was started)
   JobProgress progress_;               // guarded by mu_
   std::optional<JobOutcome> outcome_;  // guarded by mu_
   std::chrono::steady_clock::time_point started_;

@@ -9,6 +9,7 @@
 
 #include "attention/error.h"
 #include "attention/kv_cache.h"
+#include "attention/kv_json.h"
 
 namespace app {
 namespace {
@@ -32,7 +33,8 @@ KvVariantRow make_row(const attn::ModelConfig& m, const App& app, const std::str
   row.curve_seq.reserve(seqs.size());
   row.curve_bytes.reserve(seqs.size());
   for (double s : seqs) {
-    const auto rs = attn::kv_cache(m, static_cast<std::int64_t>(s), app.batch, app.kv_dtype, app.tp);
+    const auto rs =
+        attn::kv_cache(m, static_cast<std::int64_t>(s), app.batch, app.kv_dtype, app.tp);
     row.curve_seq.push_back(s);
     row.curve_bytes.push_back(static_cast<double>(rs.per_device_bytes));
   }
@@ -44,7 +46,8 @@ KvVariantRow make_row(const attn::ModelConfig& m, const App& app, const std::str
 int side_by_side_gqa_kv_heads(const App& app) {
   if (app.what_if_params.kv_heads > 0) return app.what_if_params.kv_heads;
   const attn::ModelConfig& b = app.base;
-  if (b.variant != attn::Variant::kMla && b.kv_heads > 1 && b.kv_heads < b.q_heads) return b.kv_heads;
+  if (b.variant != attn::Variant::kMla && b.kv_heads > 1 && b.kv_heads < b.q_heads)
+    return b.kv_heads;
   for (int h = std::min(8, b.q_heads - 1); h >= 1; --h)
     if (b.q_heads % h == 0) return h;
   return 1;
@@ -123,29 +126,12 @@ std::string kv_table_csv(const App& app) {
 
 std::string kv_table_json(const App& app) {
   const attn::KvReport r = attn::kv_cache(app.model, app.seq, app.batch, app.kv_dtype, app.tp);
-  nlohmann::json j;
-  j["model"] = app.model.name;
-  j["display_name"] = app.model.display_name;
-  j["variant"] = std::string(attn::variant_name(app.model.variant));
-  j["dtype"] = std::string(attn::dtype_name(app.kv_dtype));
-  j["seq"] = app.seq;
-  j["batch"] = app.batch;
-  j["tp"] = app.tp;
-  j["bytes_per_token"] = r.bytes_per_token;
-  j["total_bytes"] = r.total_bytes;
-  j["per_device_bytes"] = r.per_device_bytes;
-  nlohmann::json layers = nlohmann::json::array();
-  for (size_t i = 0; i < r.layers.size(); ++i) {
-    const auto& l = r.layers[i];
-    layers.push_back({{"layer", i}, {"kind", std::string(attn::layer_kind_name(l.kind))},
-                      {"window", l.window}, {"bytes", l.bytes},
-                      {"per_device_bytes", l.per_device_bytes}});
-  }
-  j["layers"] = layers;
-  nlohmann::json variants = nlohmann::json::array();
+  nlohmann::ordered_json j = attn::kv_report_json(app.model, r);
+  nlohmann::ordered_json variants = nlohmann::ordered_json::array();
   for (const KvVariantRow& row : kv_variant_rows(app)) {
-    nlohmann::json v = {{"label", row.label},
-                        {"variant", std::string(attn::variant_name(static_cast<attn::Variant>(row.variant)))}};
+    nlohmann::ordered_json v = {
+        {"label", row.label},
+        {"variant", std::string(attn::variant_name(static_cast<attn::Variant>(row.variant)))}};
     if (row.error.empty()) {
       v["bytes_per_token"] = row.bytes_per_token;
       v["total_bytes"] = row.total_bytes;

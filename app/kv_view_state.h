@@ -13,13 +13,13 @@ namespace app {
 
 // One row of the variants-side-by-side table: the chosen model converted to one variant.
 struct KvVariantRow {
-  std::string label;               // "MHA", "GQA (G 4)", "MLA (Dl 512, Dr 64)", "model: ..."
-  int variant = 0;                 // attn::Variant as int (colour)
-  bool is_model = false;           // the model as shown (not a what-if of it)
-  std::string error;               // why this variant does not fit the model (empty: ok)
-  std::uint64_t bytes_per_token = 0;  // all layers, one token, one sequence
-  std::uint64_t total_bytes = 0;      // at App::seq and App::batch
-  std::uint64_t per_device_bytes = 0; // under App::tp
+  std::string label;                   // "MHA", "GQA (G 4)", "MLA (Dl 512, Dr 64)", "model: ..."
+  int variant = 0;                     // attn::Variant as int (colour)
+  bool is_model = false;               // the model as shown (not a what-if of it)
+  std::string error;                   // why this variant does not fit the model (empty: ok)
+  std::uint64_t bytes_per_token = 0;   // all layers, one token, one sequence
+  std::uint64_t total_bytes = 0;       // at App::seq and App::batch
+  std::uint64_t per_device_bytes = 0;  // under App::tp
   std::vector<double> curve_seq, curve_bytes;  // per-device bytes vs S (log-spaced S)
 };
 

@@ -72,15 +72,14 @@ std::string results_csv(const kern::BenchReport& r) {
   for (const kern::BenchResult& x : r.results) {
     const kern::BenchCase& c = x.c;
     o << csv_field(c.label) << ',' << attn::variant_name(c.variant) << ',' << c.batch << ','
-      << c.seq << ',' << c.q_heads << ',' << c.kv_heads << ',' << c.head_dim << ','
-      << c.window << ',' << c.latent_dim << ',' << c.rope_dim << ','
-      << attn::dtype_name(c.dtype) << ',' << x.device << ',' << num(x.median_us) << ','
-      << num(x.min_us) << ',' << num(x.max_us) << ',' << x.runs << ',' << num(x.step_us) << ','
-      << x.steps << ',' << x.kv_bytes << ','
-      << num(x.gbps) << ',' << num(x.max_abs_err) << ',' << (x.checked ? "true" : "false")
-      << ',' << num(x.probe_gbps) << ',' << csv_field(x.error) << ','
-      << csv_field(r.device.name) << ',' << csv_field(r.device.driver) << ','
-      << csv_field(r.date) << ',' << csv_field(r.commit) << ',' << csv_field(r.suite) << '\n';
+      << c.seq << ',' << c.q_heads << ',' << c.kv_heads << ',' << c.head_dim << ',' << c.window
+      << ',' << c.latent_dim << ',' << c.rope_dim << ',' << attn::dtype_name(c.dtype) << ','
+      << x.device << ',' << num(x.median_us) << ',' << num(x.min_us) << ',' << num(x.max_us) << ','
+      << x.runs << ',' << num(x.step_us) << ',' << x.steps << ',' << x.kv_bytes << ','
+      << num(x.gbps) << ',' << num(x.max_abs_err) << ',' << (x.checked ? "true" : "false") << ','
+      << num(x.probe_gbps) << ',' << csv_field(x.error) << ',' << csv_field(r.device.name) << ','
+      << csv_field(r.device.driver) << ',' << csv_field(r.date) << ',' << csv_field(r.commit) << ','
+      << csv_field(r.suite) << '\n';
   }
   return o.str();
 }

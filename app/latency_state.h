@@ -15,7 +15,7 @@ class JobRunner;
 struct ResultSet {
   enum class Origin { kRun, kRecorded, kImported };
   Origin origin = Origin::kRun;
-  std::string name;        // "run 3: sweep on gpu", "results/h200-peers.json", a path
+  std::string name;  // "run 3: sweep on gpu", "results/h200-peers.json", a path
   kern::BenchReport report;
 };
 
@@ -34,28 +34,28 @@ int latency_cpu_threads(const LatencyState& st);
 
 struct LatencyState {
   std::shared_ptr<JobRunner> runner;  // created on first use (shared: App stays copyable)
-  int workload = 0;        // 0 the model's layer, 1 sweep, 2 peers, 3 amd-mixed-mla
-  int device = 0;          // 0 CPU, 1 GPU
-  int gpu_dtype = 0;       // 0 bf16, 1 fp16, 2 fp8 (GPU storage; the CPU runs fp32)
-  int layer = 0;           // which layer of the model a single case uses
-  int cpu_threads = 0;     // 0 = all cores
+  int workload = 0;                   // 0 the model's layer, 1 sweep, 2 peers, 3 amd-mixed-mla
+  int device = 0;                     // 0 CPU, 1 GPU
+  int gpu_dtype = 0;                  // 0 bf16, 1 fp16, 2 fp8 (GPU storage; the CPU runs fp32)
+  int layer = 0;                      // which layer of the model a single case uses
+  int cpu_threads = 0;                // 0 = all cores
   int min_runs = 10;
   float min_seconds = 0.2f;
 
-  std::vector<ResultSet> sets;  // runs, recorded and imported results
-  bool recorded_loaded = false; // assets/results/*.json read into `sets`
+  std::vector<ResultSet> sets;               // runs, recorded and imported results
+  bool recorded_loaded = false;              // assets/results/*.json read into `sets`
   std::vector<std::string> recorded_errors;  // recorded files that did not parse
-  int selected = -1;       // set shown in the table and plots (-1: the newest)
+  int selected = -1;                         // set shown in the table and plots (-1: the newest)
   int runs_started = 0;
-  std::string job_error;   // the last job's error, shown until the next start
-  std::string job_note;    // "cancelled after 3 of 12 cases"
+  std::string job_error;  // the last job's error, shown until the next start
+  std::string job_note;   // "cancelled after 3 of 12 cases"
 
   bool tabs_initialised = false;  // the first frame picks the tab (roofline when no results)
-  int open_tab = -1;       // a tab to bring forward on the next frame (0 Table, 1 CPU vs GPU,
-                           // 2 Plots, 3 Roofline), then -1 again; -1: the user's choice
+  int open_tab = -1;           // a tab to bring forward on the next frame (0 Table, 1 CPU vs GPU,
+                               // 2 Plots, 3 Roofline), then -1 again; -1: the user's choice
   bool plot_all_sets = false;  // plots: every set, not only the selected one
-  int plot_x = 0;          // 0: against S, 1: against B
-  bool plot_steps = true;  // plots: GPU lines of the in-graph step time beside the lone launch
+  int plot_x = 0;              // 0: against S, 1: against B
+  bool plot_steps = true;      // plots: GPU lines of the in-graph step time beside the lone launch
   char import_path[1024] = "";
   char export_path[1024] = "attnlab-results.json";
   int export_format = 0;   // 0 JSON, 1 CSV

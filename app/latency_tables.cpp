@@ -10,7 +10,7 @@
 #include "app/bench_cases.h"
 #include "app/job_runner.h"
 #include "attention/roofline.h"
-#include "visuals/units.h"
+#include "attention/units.h"
 #include "visuals/widgets.h"
 
 namespace app {
@@ -28,7 +28,8 @@ void draw_results_table(const ResultSet& set) {
       "measured on the same device in the same run (the practical ceiling). max error: largest "
       "|difference| to the float64 CPU reference, checked before timing. KV read: cache bytes "
       "of the case. of roofline: the datasheet floor of the measuring GPU (when it is in "
-      "assets/gpus.json) over the median. MI355X projected (roofline): max(bytes / 8 TB/s, FLOPs / 2.5 PFLOP/s), "
+      "assets/gpus.json) over the median. MI355X projected (roofline): max(bytes / 8 TB/s, FLOPs / "
+      "2.5 PFLOP/s), "
       "a projection from the datasheet, not a measurement. peer: a published time for the "
       "same shape (hover for whose), dimmed where it was timed on another GPU than this set.");
   const attn::GpuSpec* mi = attn::find_gpu(kProjectedGpu);
@@ -36,12 +37,11 @@ void draw_results_table(const ResultSet& set) {
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
                                 ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable;
   const float rows_h = ImGui::GetTextLineHeightWithSpacing() *
-                      (static_cast<float>(set.report.results.size()) + 2.0f);
-  const float h = std::max(ImGui::GetFontSize() * 8,
-                           std::min(rows_h, ImGui::GetContentRegionAvail().y - 4));
-  const attn::GpuSpec* here = set.report.device.kind == "cpu"
-                                  ? nullptr
-                                  : gpu_spec_for_device(set.report.device.name);
+                       (static_cast<float>(set.report.results.size()) + 2.0f);
+  const float h =
+      std::max(ImGui::GetFontSize() * 8, std::min(rows_h, ImGui::GetContentRegionAvail().y - 4));
+  const attn::GpuSpec* here =
+      set.report.device.kind == "cpu" ? nullptr : gpu_spec_for_device(set.report.device.name);
   if (!ImGui::BeginTable("##results", 13, flags, ImVec2(0, h))) return;
   ImGui::TableSetupScrollFreeze(1, 1);
   ImGui::TableSetupColumn("case");
@@ -93,7 +93,7 @@ void draw_results_table(const ResultSet& set) {
     else
       ImGui::TextDisabled("not checked");
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(vis::format_bytes(static_cast<double>(r.kv_bytes)).c_str());
+    ImGui::TextUnformatted(attn::format_bytes(static_cast<double>(r.kv_bytes)).c_str());
     ImGui::TableNextColumn();
     if (here && r.device != "cpu") {  // the datasheet floor of this device over the measurement
       try {
@@ -146,9 +146,10 @@ void draw_projection_table(App& app) {
   if (cases.empty()) return;
   const attn::GpuSpec* chosen = attn::find_gpu(app.gpu_name);
   const attn::GpuSpec* mi = attn::find_gpu(kProjectedGpu);
-  ImGui::TextWrapped("Projected (roofline), not measured: max(bytes / bandwidth, FLOPs / matrix "
-                     "rate) from the datasheets in assets/gpus.json, for the cases Run would "
-                     "start on the GPU.");
+  ImGui::TextWrapped(
+      "Projected (roofline), not measured: max(bytes / bandwidth, FLOPs / matrix "
+      "rate) from the datasheets in assets/gpus.json, for the cases Run would "
+      "start on the GPU.");
   const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
   if (!ImGui::BeginTable("##proj", 6, flags, ImVec2(0, ImGui::GetFontSize() * 14))) return;
@@ -168,9 +169,9 @@ void draw_projection_table(App& app) {
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(case_label(c).c_str());
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(vis::format_bytes(cost.total_bytes()).c_str());
+      ImGui::TextUnformatted(attn::format_bytes(cost.total_bytes()).c_str());
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(vis::format_flops(cost.flops).c_str());
+      ImGui::TextUnformatted(attn::format_flops(cost.flops).c_str());
       ImGui::TableNextColumn();
       ImGui::Text("%.1f", cost.intensity());
       for (const attn::GpuSpec* g : {chosen, mi}) {
@@ -218,10 +219,10 @@ void draw_cpu_vs_gpu(const LatencyState& st) {
       "(max(bytes / 8 TB/s, FLOPs / 2.5 PFLOP/s)), not a measurement.");
   const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
-  const float h = std::max(ImGui::GetFontSize() * 8,
-                           std::min(ImGui::GetTextLineHeightWithSpacing() *
-                                        (static_cast<float>(order.size()) + 2.0f),
-                                    ImGui::GetContentRegionAvail().y - 4));
+  const float h = std::max(
+      ImGui::GetFontSize() * 8,
+      std::min(ImGui::GetTextLineHeightWithSpacing() * (static_cast<float>(order.size()) + 2.0f),
+               ImGui::GetContentRegionAvail().y - 4));
   if (!ImGui::BeginTable("##cpu_gpu", 7, flags, ImVec2(0, h))) return;
   ImGui::TableSetupScrollFreeze(1, 1);
   ImGui::TableSetupColumn("case");
@@ -241,12 +242,18 @@ void draw_cpu_vs_gpu(const LatencyState& st) {
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(p.cpu ? us_text(p.cpu->median_us).c_str() : "-");
     ImGui::TableNextColumn();
-    if (p.cpu && p.cpu->checked) ImGui::Text("%.2e", p.cpu->max_abs_err); else ImGui::TextDisabled("-");
+    if (p.cpu && p.cpu->checked)
+      ImGui::Text("%.2e", p.cpu->max_abs_err);
+    else
+      ImGui::TextDisabled("-");
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(p.gpu ? us_text(p.gpu->median_us).c_str() : "-");
     if (p.gpu && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", p.gpu_device.c_str());
     ImGui::TableNextColumn();
-    if (p.gpu && p.gpu->checked) ImGui::Text("%.2e", p.gpu->max_abs_err); else ImGui::TextDisabled("-");
+    if (p.gpu && p.gpu->checked)
+      ImGui::Text("%.2e", p.gpu->max_abs_err);
+    else
+      ImGui::TextDisabled("-");
     ImGui::TableNextColumn();
     if (p.cpu && p.gpu && p.gpu->median_us > 0)
       ImGui::Text("%.1fx", p.cpu->median_us / p.gpu->median_us);

@@ -10,10 +10,10 @@
 namespace app {
 namespace latency_detail {
 
-extern const char* const kWorkloads[4];      // the model's layer, sweep, peers, amd-mixed-mla
-extern const attn::DType kGpuDtypes[3];      // bf16, fp16, fp8
+extern const char* const kWorkloads[4];  // the model's layer, sweep, peers, amd-mixed-mla
+extern const attn::DType kGpuDtypes[3];  // bf16, fp16, fp8
 extern const char* const kGpuDtypeNames[3];
-extern const char* const kProjectedGpu;      // "MI355X"
+extern const char* const kProjectedGpu;  // "MI355X"
 
 std::string us_text(double us);  // "12.3 us", "-" for 0
 // The cases Run would start (GPU dtype applied to the model's layer only); empty with `error`.

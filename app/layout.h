@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "app/panel_table.h"
+
 namespace app {
 
 struct PanelRect {
@@ -26,7 +28,5 @@ struct PanelRect {
 std::vector<PanelRect> default_layout(float w, float h, float top, float bottom, float gap = 4);
 // The whole work area less a margin: the rect of a single focused panel (--panel).
 PanelRect focused_rect(float w, float h, float top, float bottom, float margin = 8);
-// Index of `name` in panel_names(), or -1.
-int panel_index(const std::string& name);
 
 }  // namespace app

@@ -61,28 +61,294 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
+bool env_set(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v;
+}
+
+// The window and its OpenGL context (GL 3.0 + GLSL 130, as the example on Linux).
+struct Window {
+  SDL_Window* sdl = nullptr;
+  SDL_GLContext gl = nullptr;
+  std::string video_driver;  // SDL's: x11, wayland, offscreen, ...
+  std::string gl_renderer;   // GL_RENDERER
+};
+
+// SDL and the window; on failure returns the exit code (3) with SDL shut down, else 0.
+int open_window(const app::ExplorerOptions& opt, bool screenshot, Window* w) {
+  if (!env_set("DISPLAY") && !env_set("WAYLAND_DISPLAY") && !env_set("SDL_VIDEODRIVER")) {
+    // No display at all: a screenshot can still be rendered offscreen (Mesa through EGL);
+    // an interactive window cannot be shown.
+    if (!screenshot)
+      return fail(3,
+                  "no display for the explorer (DISPLAY and WAYLAND_DISPLAY are unset); "
+                  "run it in a desktop session or under Xvfb, or use --screenshot or a subcommand");
+    SDL_SetHint(SDL_HINT_VIDEODRIVER, "offscreen");
+  }
+  if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0)
+    return fail(3, std::string("cannot open a display for the explorer (SDL: ") + SDL_GetError() +
+                       "); set DISPLAY (e.g. run under Xvfb) or use a subcommand");
+  // SDL falls back to its offscreen driver where no display exists: fine for a screenshot, but
+  // an interactive window there would be invisible, so that is "no display".
+  w->video_driver = SDL_GetCurrentVideoDriver() ? SDL_GetCurrentVideoDriver() : "";
+  if (!screenshot && (w->video_driver == "offscreen" || w->video_driver == "dummy")) {
+    SDL_Quit();
+    return fail(
+        3, "no display for the explorer (SDL chose its '" + w->video_driver +
+               "' driver); set DISPLAY or WAYLAND_DISPLAY, or use --screenshot or a subcommand");
+  }
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_FLAGS, 0);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 0);
+  SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
+  // No depth or stencil buffer (the example asks for 24 + 8): ImGui uses neither, and on Mesa's
+  // software renderer they cost time every frame.
+  SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 0);
+  SDL_GL_SetAttribute(SDL_GL_STENCIL_SIZE, 0);
+  const auto window_flags = static_cast<SDL_WindowFlags>(SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE |
+                                                         SDL_WINDOW_ALLOW_HIGHDPI);
+  w->sdl = SDL_CreateWindow("attnlab: attention variants explorer", SDL_WINDOWPOS_CENTERED,
+                            SDL_WINDOWPOS_CENTERED, opt.width, opt.height, window_flags);
+  if (!w->sdl) {
+    const std::string why = SDL_GetError();
+    SDL_Quit();
+    return fail(3, "cannot create the window (SDL: " + why + ")");
+  }
+  w->gl = SDL_GL_CreateContext(w->sdl);
+  if (!w->gl) {
+    const std::string why = SDL_GetError();
+    SDL_DestroyWindow(w->sdl);
+    SDL_Quit();
+    return fail(3, "cannot create an OpenGL 3.0 context (SDL: " + why + ")");
+  }
+  SDL_GL_MakeCurrent(w->sdl, w->gl);
+  SDL_GL_SetSwapInterval(screenshot ? 0 : 1);  // vsync, except when rendering for a file
+  const GLubyte* renderer_name = glGetString(GL_RENDERER);
+  w->gl_renderer = renderer_name ? reinterpret_cast<const char*>(renderer_name) : "unknown";
+  return 0;
+}
+
+// Dear ImGui's context, its ini beside attnlab's settings (none in screenshot mode), the fonts
+// and style at the app's UI scale, and the SDL2 + OpenGL3 backends.
+void setup_imgui(app::App& app, const Window& w, bool screenshot, const std::string& ini_path) {
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+  if (screenshot) {
+    io.IniFilename = nullptr;
+  } else {
+    const std::string dir = std::filesystem::path(ini_path).parent_path().string();
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    io.IniFilename = ec ? nullptr : ini_path.c_str();
+    if (ec) app::post_message(app, "cannot create " + dir + ": window layout will not be saved");
+  }
+  app::setup_fonts_and_style(app.ui_scale);
+  ImGui_ImplSDL2_InitForOpenGL(w.sdl, w.gl);
+  ImGui_ImplOpenGL3_Init("#version 130");
+}
+
+// Nearest sampling of the font atlas (glyphs are rasterised at 1x, style.cpp), once for each
+// new atlas texture.
+void sample_font_atlas_nearest(ImTextureID* filtered) {
+  ImGuiIO& io = ImGui::GetIO();
+  if (*filtered == io.Fonts->TexID) return;
+  GLint last = 0;
+  glGetIntegerv(GL_TEXTURE_BINDING_2D, &last);
+  glBindTexture(GL_TEXTURE_2D,
+                static_cast<GLuint>(reinterpret_cast<std::intptr_t>(io.Fonts->TexID)));
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(last));
+  *filtered = io.Fonts->TexID;
+}
+
+// What the frame loop keeps between frames.
+struct Loop {
+  bool screenshot = false;
+  bool frame_stats = false;
+  app::MeasureOptions measure;
+  float applied_scale = 1.0f;
+  ImTextureID font_texture_filtered = nullptr;
+  std::vector<app::FrameRecord> records;
+  int last_vertices = 0, last_commands = 0;
+  double first_frame_ms = 0;
+  Clock::time_point t_start, t_prev, t_last_save;
+  std::string last_saved;  // the settings JSON last handed to the saver
+  int exit_code = 0;
+  bool done = false;
+};
+
+// One frame: events, UI scale, the UI, GL drawing, pictures, swap, pacing and settings.
+void run_frame(app::App& app, const app::ExplorerOptions& opt, const Window& w,
+               app::SettingsSaver& saver, Loop& L) {
+  app::FrameRecord rec;
+  rec.frame = app.frame;
+  rec.job_running = app::latency_job_running(app);
+  Clock::time_point t_phase = L.t_prev;  // the frame starts where the last one ended
+  const auto phase_done = [&](app::FramePhase p) {
+    const Clock::time_point now = Clock::now();
+    rec.phase_ms[static_cast<size_t>(p)] += ms_between(t_phase, now);
+    t_phase = now;
+  };
+  const Clock::time_point t_frame = L.t_prev;
+  ImGuiIO& io = ImGui::GetIO();
+  // a. Events.
+  SDL_Event event;
+  while (SDL_PollEvent(&event)) {
+    ImGui_ImplSDL2_ProcessEvent(&event);
+    if (event.type == SDL_QUIT) L.done = true;
+    if (event.type == SDL_WINDOWEVENT && event.window.event == SDL_WINDOWEVENT_CLOSE &&
+        event.window.windowID == SDL_GetWindowID(w.sdl))
+      L.done = true;
+  }
+  phase_done(app::FramePhase::kEvents);
+  // b. A new UI scale (from View > UI scale) once the slider is released.
+  if (app.ui_scale != L.applied_scale && !ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
+    L.applied_scale = app.ui_scale;
+    app::setup_fonts_and_style(L.applied_scale);
+    ImGui_ImplOpenGL3_DestroyFontsTexture();
+    ImGui_ImplOpenGL3_CreateFontsTexture();
+  }
+  phase_done(app::FramePhase::kFonts);
+  // c. The UI, then its drawing.
+  app.clock_s = L.screenshot ? static_cast<double>(app.frame) / 60.0
+                             : std::chrono::duration<double>(t_frame - L.t_start).count();
+  ImGui_ImplOpenGL3_NewFrame();  // creates the font texture on the first frame
+  sample_font_atlas_nearest(&L.font_texture_filtered);
+  ImGui_ImplSDL2_NewFrame();
+  if (L.screenshot) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // no hover readouts in pictures
+  phase_done(app::FramePhase::kBackendNewFrame);
+  ImGui::NewFrame();
+  phase_done(app::FramePhase::kImGuiNewFrame);
+  app::draw_frame(app);
+  phase_done(app::FramePhase::kPanels);
+  rec.panel_ms = app.ui.panel_ms;
+  ImGui::Render();
+  phase_done(app::FramePhase::kRender);
+  const ImDrawData* draw = ImGui::GetDrawData();
+  L.last_vertices = draw->TotalVtxCount;
+  L.last_commands = 0;
+  for (int i = 0; i < draw->CmdListsCount; ++i)
+    L.last_commands += draw->CmdLists[i]->CmdBuffer.Size;
+  int fb_w = 0, fb_h = 0;
+  SDL_GL_GetDrawableSize(w.sdl, &fb_w, &fb_h);
+  glViewport(0, 0, fb_w, fb_h);
+  glClearColor(0.10f, 0.11f, 0.13f, 1.00f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  phase_done(app::FramePhase::kGlDraw);
+  // d. Pictures: the screenshot after N frames, or File > Export > PNG.
+  if (L.screenshot && app.frame >= opt.frames) {
+    rec.screenshot = true;
+    try {
+      app::write_png_bottom_up(opt.screenshot, fb_w, fb_h, read_back_buffer(fb_w, fb_h));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "attnlab: error: %s\n", e.what());
+      L.exit_code = 2;
+    }
+    L.done = true;
+  } else if (!app.ui.png_request.empty()) {
+    try {
+      app::write_png_bottom_up(app.ui.png_request, fb_w, fb_h, read_back_buffer(fb_w, fb_h));
+      app::post_message(app, "wrote " + app.ui.png_request);
+    } catch (const std::exception& e) {
+      app::post_message(app, e.what());
+    }
+    app.ui.png_request.clear();
+  }
+  phase_done(app::FramePhase::kReadback);
+  SDL_GL_SwapWindow(w.sdl);
+  phase_done(app::FramePhase::kSwap);
+  // e. At most 60 frames a second when interactive (vsync does not block on every X server,
+  // Xvfb among them), then the settings file when something changed (checked once a second;
+  // the saver's worker writes it, never this thread).
+  if (!L.screenshot || L.measure.pace) {
+    const double spent = ms_between(t_frame, Clock::now());
+    if (spent < 1000.0 / 60.0) SDL_Delay(static_cast<Uint32>(1000.0 / 60.0 - spent));
+  }
+  phase_done(app::FramePhase::kPace);
+  if (!L.screenshot && ms_between(L.t_last_save, t_phase) > 1000.0) {
+    L.t_last_save = t_phase;
+    std::string now = app::settings_to_json(app::settings_from_app(app));
+    if (now != L.last_saved) {
+      L.last_saved = now;
+      saver.save(std::move(now));
+    }
+    if (auto err = saver.take_error()) app::post_message(app, "settings not saved: " + *err);
+  }
+  phase_done(app::FramePhase::kSettings);
+  // f. The frame's timings.
+  const Clock::time_point t_end = t_phase;
+  if (app.frame == 1) L.first_frame_ms = ms_between(L.t_start, t_end);
+  rec.total_ms = ms_between(L.t_prev, t_end);
+  rec.job_running = rec.job_running || app::latency_job_running(app);
+  if (rec.job_running && L.frame_stats && app.latency.runner)
+    rec.job_case = app.latency.runner->progress().index;
+  if (L.frame_stats) L.records.push_back(rec);
+  L.t_prev = t_end;
+  // g. ATTNLAB_FRAME_BENCH: after the first frame, start the benchmark from the latency panel
+  // (as its Run button does) and keep rendering while it runs.
+  if (!L.measure.bench.empty() && app.frame == 1 && !start_measured_bench(app, L.measure)) {
+    std::fprintf(stderr, "attnlab: error: ATTNLAB_FRAME_BENCH=%s: %s\n", L.measure.bench.c_str(),
+                 app.latency.job_error.c_str());
+    L.exit_code = 2;
+    L.done = true;
+  }
+}
+
+// ATTNLAB_FRAME_STATS=1: one summary of the frames on stderr (the first frame includes start-up
+// and is reported apart; the rest are steady).
+void report_frame_stats(const app::App& app, const app::ExplorerOptions& opt, const Window& w,
+                        const Loop& L) {
+  if (!L.frame_stats || L.records.empty()) return;
+  std::vector<app::FrameRecord> steady(L.records.begin() + 1, L.records.end());
+  int job_frames = 0;
+  for (const app::FrameRecord& r : steady) job_frames += r.job_running ? 1 : 0;
+  std::fprintf(
+      stderr,
+      "attnlab: frame stats: %d frames at %dx%d, first frame %.1f ms after start; "
+      "%d vertices in %d draw calls; GL renderer: %s (SDL video: %s); %s; LP_NUM_THREADS=%s\n",
+      static_cast<int>(L.records.size()), opt.width, opt.height, L.first_frame_ms, L.last_vertices,
+      L.last_commands, w.gl_renderer.c_str(), w.video_driver.c_str(),
+      L.measure.pace ? "paced to 60 Hz" : "unpaced (frames back to back)",
+      std::getenv("LP_NUM_THREADS") ? std::getenv("LP_NUM_THREADS") : "unset");
+  std::fputs(app::frame_report(steady).c_str(), stderr);
+  if (!L.measure.bench.empty()) {
+    const app::JobProgress p =
+        app.latency.runner ? app.latency.runner->progress() : app::JobProgress{};
+    std::fprintf(stderr,
+                 "attnlab: frame stats: benchmark '%s' on the CPU with %d thread(s): %s, case %d "
+                 "of %d after %.1f s, during %d of the measured frames\n",
+                 L.measure.bench.c_str(), L.measure.threads_used, app::job_state_name(p.state),
+                 p.index + 1, p.total, p.elapsed_s, job_frames);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Clock::time_point t_start = Clock::now();
+  Loop L;
+  L.t_start = Clock::now();
 
   // 1. The command line: a subcommand runs here and we are done.
   const app::CliOutcome cli = app::run_cli(argc, argv);
   if (!cli.open_explorer) return cli.exit_code;
   const app::ExplorerOptions& opt = cli.explorer;
-  const bool screenshot = !opt.screenshot.empty();
-  const bool frame_stats = screenshot && std::getenv("ATTNLAB_FRAME_STATS") &&
-                           std::string(std::getenv("ATTNLAB_FRAME_STATS")) == "1";
-  app::MeasureOptions measure;  // ATTNLAB_FRAME_* (app/frame_measure.h), screenshot mode only
-  if (screenshot) {
+  L.screenshot = !opt.screenshot.empty();
+  L.frame_stats = L.screenshot && env_set("ATTNLAB_FRAME_STATS") &&
+                  std::string(std::getenv("ATTNLAB_FRAME_STATS")) == "1";
+  if (L.screenshot) {  // ATTNLAB_FRAME_* (app/frame_measure.h), screenshot mode only
     std::string err;
-    if (!app::measure_options_from_env(&measure, &err)) return fail(2, err);
+    if (!app::measure_options_from_env(&L.measure, &err)) return fail(2, err);
   }
 
   // 2. App state: settings (interactive only), the device, then the command-line options.
   app::App app;
   const std::string config_dir = app::settings_dir();
-  if (screenshot) {
+  if (L.screenshot) {
     app::apply_settings(app::Settings{}, app);
   } else {
     const app::LoadedSettings loaded = app::load_settings(config_dir);
@@ -95,240 +361,22 @@ int main(int argc, char** argv) {
     if (!app::apply_explorer_options(app, opt, &err)) return fail(2, err);
   }
 
-  // 3. SDL and the OpenGL context (GL 3.0 + GLSL 130, as the example on Linux).
-  const auto env_set = [](const char* name) { const char* v = std::getenv(name); return v && *v; };
-  if (!env_set("DISPLAY") && !env_set("WAYLAND_DISPLAY") && !env_set("SDL_VIDEODRIVER")) {
-    // No display at all: a screenshot can still be rendered offscreen (Mesa through EGL);
-    // an interactive window cannot be shown.
-    if (!screenshot)
-      return fail(3, "no display for the explorer (DISPLAY and WAYLAND_DISPLAY are unset); "
-                     "run it in a desktop session or under Xvfb, or use --screenshot or a subcommand");
-    SDL_SetHint(SDL_HINT_VIDEODRIVER, "offscreen");
-  }
-  if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0)
-    return fail(3, std::string("cannot open a display for the explorer (SDL: ") + SDL_GetError() +
-                       "); set DISPLAY (e.g. run under Xvfb) or use a subcommand");
-  // SDL falls back to its offscreen driver where no display exists: fine for a screenshot, but
-  // an interactive window there would be invisible, so that is "no display".
-  const std::string video_driver = SDL_GetCurrentVideoDriver() ? SDL_GetCurrentVideoDriver() : "";
-  if (!screenshot && (video_driver == "offscreen" || video_driver == "dummy")) {
-    SDL_Quit();
-    return fail(3, "no display for the explorer (SDL chose its '" + video_driver +
-                       "' driver); set DISPLAY or WAYLAND_DISPLAY, or use --screenshot or a subcommand");
-  }
-  const char* glsl_version = "#version 130";
-  SDL_GL_SetAttribute(SDL_GL_CONTEXT_FLAGS, 0);
-  SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
-  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
-  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 0);
-  SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
-  // No depth or stencil buffer (the example asks for 24 + 8): ImGui uses neither, and on Mesa's
-  // software renderer they cost time every frame.
-  SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 0);
-  SDL_GL_SetAttribute(SDL_GL_STENCIL_SIZE, 0);
-  const auto window_flags =
-      static_cast<SDL_WindowFlags>(SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
-  SDL_Window* window = SDL_CreateWindow("attnlab: attention variants explorer", SDL_WINDOWPOS_CENTERED,
-                                        SDL_WINDOWPOS_CENTERED, opt.width, opt.height, window_flags);
-  if (!window) {
-    const std::string why = SDL_GetError();
-    SDL_Quit();
-    return fail(3, "cannot create the window (SDL: " + why + ")");
-  }
-  SDL_GLContext gl_context = SDL_GL_CreateContext(window);
-  if (!gl_context) {
-    const std::string why = SDL_GetError();
-    SDL_DestroyWindow(window);
-    SDL_Quit();
-    return fail(3, "cannot create an OpenGL 3.0 context (SDL: " + why + ")");
-  }
-  SDL_GL_MakeCurrent(window, gl_context);
-  SDL_GL_SetSwapInterval(screenshot ? 0 : 1);  // vsync, except when rendering for a file
-  const GLubyte* renderer_name = glGetString(GL_RENDERER);
-  const std::string gl_renderer = renderer_name ? reinterpret_cast<const char*>(renderer_name) : "unknown";
+  // 3. SDL, the window and its OpenGL context.
+  Window window;
+  if (const int rc = open_window(opt, L.screenshot, &window)) return rc;
 
-  // 4. Dear ImGui context, its ini beside attnlab's settings, fonts and style.
-  IMGUI_CHECKVERSION();
-  ImGui::CreateContext();
-  ImGuiIO& io = ImGui::GetIO();
-  io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+  // 4. Dear ImGui, fonts and style; 5. its SDL2 and OpenGL3 backends.
   const std::string ini_path = config_dir + "/imgui.ini";
-  if (screenshot) {
-    io.IniFilename = nullptr;
-  } else {
-    std::error_code ec;
-    std::filesystem::create_directories(config_dir, ec);
-    io.IniFilename = ec ? nullptr : ini_path.c_str();
-    if (ec) app::post_message(app, "cannot create " + config_dir + ": window layout will not be saved");
-  }
-  float applied_scale = app.ui_scale;
-  app::setup_fonts_and_style(applied_scale);
+  setup_imgui(app, window, L.screenshot, ini_path);
+  L.applied_scale = app.ui_scale;
 
-  // 5. Platform and renderer backends.
-  ImGui_ImplSDL2_InitForOpenGL(window, gl_context);
-  ImGui_ImplOpenGL3_Init(glsl_version);
-
-  // 6. Main loop. Each phase is timed (app/frame_stats.h) for ATTNLAB_FRAME_STATS.
-  const ImVec4 clear_color(0.10f, 0.11f, 0.13f, 1.00f);
-  std::vector<app::FrameRecord> records;
-  int last_vertices = 0, last_commands = 0;
-  ImTextureID font_texture_filtered = nullptr;
-  double first_frame_ms = 0;
-  Clock::time_point t_prev = Clock::now();
-  Clock::time_point t_last_save = t_prev;
-  std::string last_saved = app::settings_to_json(app::settings_from_app(app));
+  // 6. The main loop.
+  L.t_prev = L.t_last_save = Clock::now();
+  L.last_saved = app::settings_to_json(app::settings_from_app(app));
   app::SettingsSaver saver(config_dir);  // writes settings.json off the UI thread
-  int exit_code = 0;
-  bool done = false;
-  while (!done) {
-    app::FrameRecord rec;
-    rec.frame = app.frame;
-    rec.job_running = app::latency_job_running(app);
-    Clock::time_point t_phase = t_prev;  // the frame starts where the last one ended
-    const auto phase_done = [&](app::FramePhase p) {
-      const Clock::time_point now = Clock::now();
-      rec.phase_ms[static_cast<size_t>(p)] += ms_between(t_phase, now);
-      t_phase = now;
-    };
-    const Clock::time_point t_frame = t_prev;
-    // 6a. Events.
-    SDL_Event event;
-    while (SDL_PollEvent(&event)) {
-      ImGui_ImplSDL2_ProcessEvent(&event);
-      if (event.type == SDL_QUIT) done = true;
-      if (event.type == SDL_WINDOWEVENT && event.window.event == SDL_WINDOWEVENT_CLOSE &&
-          event.window.windowID == SDL_GetWindowID(window))
-        done = true;
-    }
-    phase_done(app::FramePhase::kEvents);
-    // 6b. A new UI scale (from View > UI scale) once the slider is released.
-    if (app.ui_scale != applied_scale && !ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
-      applied_scale = app.ui_scale;
-      app::setup_fonts_and_style(applied_scale);
-      ImGui_ImplOpenGL3_DestroyFontsTexture();
-      ImGui_ImplOpenGL3_CreateFontsTexture();
-    }
-    phase_done(app::FramePhase::kFonts);
-    // 6c. The frame.
-    app.clock_s = screenshot ? static_cast<double>(app.frame) / 60.0
-                             : std::chrono::duration<double>(t_frame - t_start).count();
-    ImGui_ImplOpenGL3_NewFrame();  // creates the font texture on the first frame
-    if (font_texture_filtered != io.Fonts->TexID) {
-      // Nearest sampling of the atlas (glyphs are rasterised at 1x, style.cpp).
-      GLint last = 0;
-      glGetIntegerv(GL_TEXTURE_BINDING_2D, &last);
-      glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(reinterpret_cast<std::intptr_t>(io.Fonts->TexID)));
-      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-      glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(last));
-      font_texture_filtered = io.Fonts->TexID;
-    }
-    ImGui_ImplSDL2_NewFrame();
-    if (screenshot) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // no hover readouts in pictures
-    phase_done(app::FramePhase::kBackendNewFrame);
-    ImGui::NewFrame();
-    phase_done(app::FramePhase::kImGuiNewFrame);
-    app::draw_frame(app);
-    phase_done(app::FramePhase::kPanels);
-    rec.panel_ms = app.ui.panel_ms;
-    ImGui::Render();
-    phase_done(app::FramePhase::kRender);
-    last_vertices = ImGui::GetDrawData()->TotalVtxCount;
-    last_commands = 0;
-    for (int i = 0; i < ImGui::GetDrawData()->CmdListsCount; ++i)
-      last_commands += ImGui::GetDrawData()->CmdLists[i]->CmdBuffer.Size;
-    int fb_w = 0, fb_h = 0;
-    SDL_GL_GetDrawableSize(window, &fb_w, &fb_h);
-    glViewport(0, 0, fb_w, fb_h);
-    glClearColor(clear_color.x, clear_color.y, clear_color.z, clear_color.w);
-    glClear(GL_COLOR_BUFFER_BIT);
-    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    phase_done(app::FramePhase::kGlDraw);
-
-    // 6d. Pictures: the screenshot after N frames, or File > Export > PNG.
-    if (screenshot && app.frame >= opt.frames) {
-      rec.screenshot = true;
-      try {
-        app::write_png_bottom_up(opt.screenshot, fb_w, fb_h, read_back_buffer(fb_w, fb_h));
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "attnlab: error: %s\n", e.what());
-        exit_code = 2;
-      }
-      done = true;
-    } else if (!app.ui.png_request.empty()) {
-      try {
-        app::write_png_bottom_up(app.ui.png_request, fb_w, fb_h, read_back_buffer(fb_w, fb_h));
-        app::post_message(app, "wrote " + app.ui.png_request);
-      } catch (const std::exception& e) {
-        app::post_message(app, e.what());
-      }
-      app.ui.png_request.clear();
-    }
-    phase_done(app::FramePhase::kReadback);
-    SDL_GL_SwapWindow(window);
-    phase_done(app::FramePhase::kSwap);
-
-    // 6e. At most 60 frames a second when interactive (vsync does not block on every X
-    // server, Xvfb among them), then timings, and the settings file when something changed
-    // (checked once a second).
-    if (!screenshot || measure.pace) {
-      const double spent = ms_between(t_frame, Clock::now());
-      if (spent < 1000.0 / 60.0) SDL_Delay(static_cast<Uint32>(1000.0 / 60.0 - spent));
-    }
-    phase_done(app::FramePhase::kPace);
-    if (!screenshot && ms_between(t_last_save, t_phase) > 1000.0) {
-      // Once a second: when anything changed, the worker writes the file (never this thread).
-      t_last_save = t_phase;
-      std::string now = app::settings_to_json(app::settings_from_app(app));
-      if (now != last_saved) {
-        last_saved = now;
-        saver.save(std::move(now));
-      }
-      if (auto err = saver.take_error()) app::post_message(app, "settings not saved: " + *err);
-    }
-    phase_done(app::FramePhase::kSettings);
-    const Clock::time_point t_end = t_phase;
-    if (app.frame == 1) first_frame_ms = ms_between(t_start, t_end);
-    rec.total_ms = ms_between(t_prev, t_end);
-    rec.job_running = rec.job_running || app::latency_job_running(app);
-    if (rec.job_running && frame_stats && app.latency.runner) rec.job_case = app.latency.runner->progress().index;
-    if (frame_stats) records.push_back(rec);
-    t_prev = t_end;
-
-    // 6f. ATTNLAB_FRAME_BENCH: after the first frame, start the benchmark from the latency
-    // panel (as its Run button does) and keep rendering while it runs.
-    if (!measure.bench.empty() && app.frame == 1) {
-      if (!start_measured_bench(app, measure)) {
-        std::fprintf(stderr, "attnlab: error: ATTNLAB_FRAME_BENCH=%s: %s\n", measure.bench.c_str(),
-                     app.latency.job_error.c_str());
-        exit_code = 2;
-        done = true;
-      }
-    }
-  }
-  if (frame_stats && !records.empty()) {
-    // The first frame includes start-up (reported as "first frame"); the rest are steady.
-    std::vector<app::FrameRecord> steady(records.begin() + 1, records.end());
-    int job_frames = 0;
-    for (const app::FrameRecord& r : steady) job_frames += r.job_running ? 1 : 0;
-    std::fprintf(stderr,
-                 "attnlab: frame stats: %d frames at %dx%d, first frame %.1f ms after start; "
-                 "%d vertices in %d draw calls; GL renderer: %s (SDL video: %s); %s; LP_NUM_THREADS=%s\n",
-                 static_cast<int>(records.size()), opt.width, opt.height, first_frame_ms,
-                 last_vertices, last_commands, gl_renderer.c_str(), video_driver.c_str(),
-                 measure.pace ? "paced to 60 Hz" : "unpaced (frames back to back)",
-                 std::getenv("LP_NUM_THREADS") ? std::getenv("LP_NUM_THREADS") : "unset");
-    std::fputs(app::frame_report(steady).c_str(), stderr);
-    if (!measure.bench.empty()) {
-      const app::JobProgress p = app.latency.runner ? app.latency.runner->progress() : app::JobProgress{};
-      std::fprintf(stderr,
-                   "attnlab: frame stats: benchmark '%s' on the CPU with %d thread(s): %s, case %d "
-                   "of %d after %.1f s, during %d of the measured frames\n",
-                   measure.bench.c_str(), measure.threads_used, app::job_state_name(p.state),
-                   p.index + 1, p.total, p.elapsed_s, job_frames);
-    }
-  }
-  if (!screenshot) {
+  while (!L.done) run_frame(app, opt, window, saver, L);
+  report_frame_stats(app, opt, window, L);
+  if (!L.screenshot) {
     // At exit: the final state (also when unchanged: a file whose bad fields fell back is
     // rewritten whole), written before the program ends.
     saver.save(app::settings_to_json(app::settings_from_app(app)));
@@ -341,8 +389,8 @@ int main(int argc, char** argv) {
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplSDL2_Shutdown();
   ImGui::DestroyContext();
-  SDL_GL_DeleteContext(gl_context);
-  SDL_DestroyWindow(window);
+  SDL_GL_DeleteContext(window.gl);
+  SDL_DestroyWindow(window.sdl);
   SDL_Quit();
-  return exit_code;
+  return L.exit_code;
 }

@@ -25,7 +25,7 @@ constexpr int kMaxHeads = 64;
 
 struct ViewShape {
   attn::LayerShape layer;
-  int window = 0;             // the window applied in the picture (0 = none)
+  int window = 0;  // the window applied in the picture (0 = none)
   bool window_from_model = false;
 };
 
@@ -154,7 +154,8 @@ void draw_head_pair(App& app, float side) {
   ImGui::BeginGroup();
   ImGui::Text("scores, head %d", st.head);
   ImGui::SameLine();
-  vis::help_marker("score = q . k * scale for every query (row) and key (column) position; -inf where masked.");
+  vis::help_marker(
+      "score = q . k * scale for every query (row) and key (column) position; -inf where masked.");
   vis::draw_heatmap("##scores", sc, ImVec2(side, side));
   ImGui::EndGroup();
   ImGui::SameLine();
@@ -169,9 +170,10 @@ void draw_head_pair(App& app, float side) {
   ImGui::SameLine();
   vis::draw_heat_legend("##leg_p", pr.lo, pr.hi, "p", &fmt3, ImVec2(legend_w, side));
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("rows: query positions 0..%d (top to bottom); columns: key positions "
-                     "0..%d; hatched: removed by the causal%s mask",
-                     st.tokens - 1, st.tokens - 1, st.window > 0 ? " and window" : "");
+  ImGui::TextWrapped(
+      "rows: query positions 0..%d (top to bottom); columns: key positions "
+      "0..%d; hatched: removed by the causal%s mask",
+      st.tokens - 1, st.tokens - 1, st.window > 0 ? " and window" : "");
   ImGui::PopStyleColor();
 }
 
@@ -234,7 +236,7 @@ void draw_grouping(App& app) {
 
 void draw_attention_panel(App& app) {
   AttentionViewState& st = app.attention;
-  if (!ImGui::Begin("Attention patterns", &app.show_attention)) {
+  if (!ImGui::Begin(panel_info(PanelId::kAttention).title, &app.shown(PanelId::kAttention))) {
     ImGui::End();
     return;
   }
@@ -279,9 +281,10 @@ void draw_attention_panel(App& app) {
       ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
       ImGui::SliderInt("W for the picture", &st.picture_window, 1, st.tokens);
       ImGui::SameLine();
-      ImGui::TextDisabled("the model's W = %d exceeds these %d tokens; the picture uses W = %d "
-                          "to show the shape of the mask",
-                          l.window, st.tokens, st.window);
+      ImGui::TextDisabled(
+          "the model's W = %d exceeds these %d tokens; the picture uses W = %d "
+          "to show the shape of the mask",
+          l.window, st.tokens, st.window);
     }
   } else {
     ImGui::TextDisabled("full attention layer: causal mask only");

@@ -26,7 +26,7 @@
 #include "attention/roofline.h"
 #include "visuals/plot.h"
 #include "visuals/roofline.h"
-#include "visuals/units.h"
+#include "attention/units.h"
 #include "visuals/widgets.h"
 
 namespace app {
@@ -37,7 +37,7 @@ const attn::DType kGpuDtypes[] = {attn::DType::kBf16, attn::DType::kFp16, attn::
 const char* const kGpuDtypeNames[] = {"bf16", "fp16", "fp8"};
 const char* const kProjectedGpu = "MI355X";
 
-std::string us_text(double us) { return us > 0 ? vis::format_duration_us(us) : "-"; }
+std::string us_text(double us) { return us > 0 ? attn::format_duration_us(us) : "-"; }
 
 // The cases of the chosen workload; `error` explains why there are none.
 std::vector<kern::BenchCase> workload_cases(App& app, std::string* error) {
@@ -47,7 +47,7 @@ std::vector<kern::BenchCase> workload_cases(App& app, std::string* error) {
     if (st.workload == 0) {
       const int layers = std::max(1, app.model.num_layers);
       st.layer = std::clamp(st.layer, 0, layers - 1);
-      return {case_from_model(app.model, st.layer, app.batch, app.seq, dt)};
+      return {kern::BenchCase::from_model(app.model, st.layer, app.batch, app.seq, dt)};
     }
     // Suites keep their own dtypes (amd-mixed-mla mixes bf16 and fp8; peers are bf16).
     return kern::suite_cases(kWorkloads[st.workload]);
@@ -72,9 +72,12 @@ JobRunner& runner(LatencyState& st) {
 
 const char* origin_name(ResultSet::Origin o) {
   switch (o) {
-    case ResultSet::Origin::kRun: return "run here";
-    case ResultSet::Origin::kRecorded: return "recorded";
-    case ResultSet::Origin::kImported: return "imported";
+    case ResultSet::Origin::kRun:
+      return "run here";
+    case ResultSet::Origin::kRecorded:
+      return "recorded";
+    case ResultSet::Origin::kImported:
+      return "imported";
   }
   return "";
 }
@@ -102,8 +105,8 @@ void start_job(App& app) {
   opt.suite = st.workload == 0 ? std::string() : std::string(kWorkloads[st.workload]);
   opt.min_runs = std::max(1, st.min_runs);
   opt.min_seconds = std::max(0.0, static_cast<double>(st.min_seconds));
-  const std::string title = std::string(kWorkloads[st.workload]) + " on " +
-                            (st.device == 1 ? "gpu" : "cpu");
+  const std::string title =
+      std::string(kWorkloads[st.workload]) + " on " + (st.device == 1 ? "gpu" : "cpu");
   if (runner(st).start(std::move(cases), opt, title)) {
     st.job_error.clear();
     st.job_note.clear();
@@ -124,7 +127,7 @@ void collect_outcome(App& app) {
   if (o->state == JobState::kCancelled)
     st.job_note = "cancelled after " + std::to_string(o->report.results.size()) + " case(s)";
   else
-    st.job_note = "finished in " + vis::format_duration_us(o->elapsed_s * 1e6);
+    st.job_note = "finished in " + attn::format_duration_us(o->elapsed_s * 1e6);
   if (o->report.results.empty()) return;
   ResultSet s;
   s.origin = ResultSet::Origin::kRun;
@@ -159,9 +162,8 @@ void draw_run_controls(App& app) {
   if (!gpu_ok) {
     if (st.device == 1) st.device = 0;
     ImGui::SameLine();
-    ImGui::TextDisabled("GPU unavailable: %s", app.device.reason.empty()
-                                                   ? "no GPU found"
-                                                   : app.device.reason.c_str());
+    ImGui::TextDisabled("GPU unavailable: %s",
+                        app.device.reason.empty() ? "no GPU found" : app.device.reason.c_str());
   } else {
     ImGui::SameLine();
     ImGui::TextDisabled("%s", app.device.name.c_str());
@@ -171,8 +173,9 @@ void draw_run_controls(App& app) {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5);
     ImGui::Combo("KV dtype", &st.gpu_dtype, kGpuDtypeNames, IM_ARRAYSIZE(kGpuDtypeNames));
     ImGui::SameLine();
-    vis::help_marker("Storage of the cache on the GPU (fp8: e4m3 with one float32 scale, queries "
-                     "in bf16). The suites keep their own dtypes; the CPU always runs float32.");
+    vis::help_marker(
+        "Storage of the cache on the GPU (fp8: e4m3 with one float32 scale, queries "
+        "in bf16). The suites keep their own dtypes; the CPU always runs float32.");
   }
   if (ImGui::TreeNode("Method")) {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
@@ -199,8 +202,8 @@ void draw_run_controls(App& app) {
   ImGui::EndDisabled();
 
   std::string error;
-  const std::vector<kern::BenchCase> preview = busy ? std::vector<kern::BenchCase>{}
-                                                    : workload_cases(app, &error);
+  const std::vector<kern::BenchCase> preview =
+      busy ? std::vector<kern::BenchCase>{} : workload_cases(app, &error);
   if (!busy) {
     if (ImGui::Button("Run")) start_job(app);
     ImGui::SameLine();
@@ -216,7 +219,7 @@ void draw_run_controls(App& app) {
     ImGui::SameLine();
     const std::string overlay = "case " + std::to_string(p.index + 1) + " of " +
                                 std::to_string(p.total) + " (" +
-                                vis::format_duration_us(p.elapsed_s * 1e6) + ")";
+                                attn::format_duration_us(p.elapsed_s * 1e6) + ")";
     ImGui::ProgressBar(static_cast<float>(p.fraction()), ImVec2(-1, 0), overlay.c_str());
     ImGui::TextDisabled("running: %s", p.case_label.c_str());
   }
@@ -256,8 +259,8 @@ void draw_sets(LatencyState& st) {
       s.origin = ResultSet::Origin::kImported;
       s.name = st.import_path;
       s.report = read_results_file(st.import_path);
-      st.io_message = "imported " + std::to_string(s.report.results.size()) + " result(s) from " +
-                      s.name;
+      st.io_message =
+          "imported " + std::to_string(s.report.results.size()) + " result(s) from " + s.name;
       st.io_error = false;
       st.sets.push_back(std::move(s));
       st.selected = static_cast<int>(st.sets.size()) - 1;
@@ -279,7 +282,7 @@ void draw_sets(LatencyState& st) {
     try {
       const kern::BenchReport& r = st.sets[sel].report;
       attn::write_file_atomic(st.export_path,
-                        st.export_format == 0 ? kern::bench_report_json(r) : results_csv(r));
+                              st.export_format == 0 ? kern::bench_report_json(r) : results_csv(r));
       st.io_message = "wrote " + std::string(st.export_path);
       st.io_error = false;
     } catch (const std::exception& e) {
@@ -320,16 +323,16 @@ void draw_plots(LatencyState& st, const ResultSet& set) {
     p->x.label = st.plot_x == 0 ? "S (cached tokens)" : "B (batch)";
     p->x.scale = vis::AxisScale::kLog;
     p->x.log_base = 2;
-    p->x.format = [](double v) { return vis::format_tokens(v); };
+    p->x.format = [](double v) { return attn::format_tokens(v); };
     p->y.scale = vis::AxisScale::kLog;
     p->legend = vis::LegendPos::kTopLeft;
   }
   lat.title = "median latency";
   lat.y.label = "time";
-  lat.y.format = [](double v) { return vis::format_duration_us(v); };
+  lat.y.format = [](double v) { return attn::format_duration_us(v); };
   bw.title = "achieved bandwidth";
   bw.y.label = "GB/s";
-  bw.y.format = [](double v) { return vis::format_si(v); };
+  bw.y.format = [](double v) { return attn::format_si(v); };
   std::map<std::string, int> index;
   std::vector<std::pair<int, const kern::BenchResult*>> results;  // (set number, result)
   for (int i = 0; i < static_cast<int>(st.sets.size()); ++i)
@@ -339,11 +342,13 @@ void draw_plots(LatencyState& st, const ResultSet& set) {
     const kern::BenchResult& r = *rp;
     if (!r.error.empty() || r.median_us <= 0) continue;
     kern::BenchCase k = r.c;
-    if (st.plot_x == 0) k.seq = 1; else k.batch = 1;
+    if (st.plot_x == 0)
+      k.seq = 1;
+    else
+      k.batch = 1;
     k.label.clear();
-    std::string name = (st.plot_all_sets ? "#" + std::to_string(set_no + 1) + " " : "") +
-                       r.device + " " + std::string(attn::dtype_name(storage_dtype(r))) + " " +
-                       case_label(k);
+    std::string name = (st.plot_all_sets ? "#" + std::to_string(set_no + 1) + " " : "") + r.device +
+                       " " + std::string(attn::dtype_name(storage_dtype(r))) + " " + case_label(k);
     const std::string drop = st.plot_x == 0 ? " S1" : " B1";
     const std::size_t at = name.find(drop);
     if (at != std::string::npos) name.erase(at, drop.size());
@@ -384,7 +389,10 @@ void draw_plots(LatencyState& st, const ResultSet& set) {
       for (std::size_t i = 0; i < o.size(); ++i) o[i] = i;
       std::sort(o.begin(), o.end(), [&](std::size_t a, std::size_t b) { return s.x[a] < s.x[b]; });
       std::vector<double> xs, ys;
-      for (std::size_t i : o) { xs.push_back(s.x[i]); ys.push_back(s.y[i]); }
+      for (std::size_t i : o) {
+        xs.push_back(s.x[i]);
+        ys.push_back(s.y[i]);
+      }
       s.x = xs;
       s.y = ys;
     }
@@ -420,11 +428,10 @@ void draw_roofline(App& app, const ResultSet* set) {
   ImGui::SameLine();
   vis::help_marker(gpu->source.c_str());
   const attn::DType dt = app.kv_dtype;
-  ImGui::TextDisabled("roof for %s KV: %s, %s/s, ridge %.0f FLOP/B",
-                      std::string(attn::dtype_name(dt)).c_str(),
-                      vis::format_bandwidth(gpu->bandwidth_bytes_per_s()).c_str(),
-                      vis::format_flops(gpu->matrix_flops_per_s(dt)).c_str(),
-                      gpu->ridge_intensity(dt));
+  ImGui::TextDisabled(
+      "roof for %s KV: %s, %s/s, ridge %.0f FLOP/B", std::string(attn::dtype_name(dt)).c_str(),
+      attn::format_bandwidth(gpu->bandwidth_bytes_per_s()).c_str(),
+      attn::format_flops(gpu->matrix_flops_per_s(dt)).c_str(), gpu->ridge_intensity(dt));
   ImGui::SameLine();
   vis::help_marker(
       "A decode step reads the whole cache once and does 2 FLOPs per multiply-add: about G "
@@ -438,8 +445,10 @@ void draw_roofline(App& app, const ResultSet* set) {
     const kern::BenchEnvironment& d = set->report.device;
     const attn::GpuSpec* measured_on = gpu_spec_for_device(d.name);
     if (d.kind == "cpu") {
-      ImGui::TextDisabled("points: measured on the CPU (%s); the dashed slope is its read "
-                          "bandwidth measured in the run", d.name.c_str());
+      ImGui::TextDisabled(
+          "points: measured on the CPU (%s); the dashed slope is its read "
+          "bandwidth measured in the run",
+          d.name.c_str());
     } else if (measured_on && measured_on != gpu) {
       ImGui::TextDisabled("points: measured on %s;", d.name.c_str());
       ImGui::SameLine();
@@ -449,9 +458,9 @@ void draw_roofline(App& app, const ResultSet* set) {
   }
   if (set) {
     probe = set->report.device.probe_gbps * 1e9;
-    const std::string series = "measured: " + (set->report.device.name.empty()
-                                                   ? set->report.device.kind
-                                                   : set->report.device.name);
+    const std::string series =
+        "measured: " +
+        (set->report.device.name.empty() ? set->report.device.kind : set->report.device.name);
     for (const kern::BenchResult& r : set->report.results) {
       if (!r.error.empty() || r.median_us <= 0) continue;
       try {
@@ -462,10 +471,10 @@ void draw_roofline(App& app, const ResultSet* set) {
     }
   }
   try {  // where the model's own layer sits (a projection: on the roof by construction)
-    const kern::BenchCase mc = case_from_model(app.model, 0, app.batch, app.seq, dt);
+    const kern::BenchCase mc = kern::BenchCase::from_model(app.model, 0, app.batch, app.seq, dt);
     const attn::RooflineProjection p = attn::project(case_cost(mc, dt), *gpu, dt);
     pts.push_back({"projected: " + app.model.name + " layer 0 (B " + std::to_string(app.batch) +
-                       ", S " + vis::format_tokens(static_cast<double>(app.seq)) + ")",
+                       ", S " + attn::format_tokens(static_cast<double>(app.seq)) + ")",
                    p.intensity, p.flops / p.time_s, true});
   } catch (const std::exception&) {
   }
@@ -482,8 +491,8 @@ void draw_roofline(App& app, const ResultSet* set) {
       ds.rope_dim = 64;
       ds.head_dim = 576;
       const attn::RooflineProjection p = attn::project(case_cost(ds, dt), *gpu, dt);
-      pts.push_back({"projected: MLA H 128 (DeepSeek-V3 shape)", p.intensity, p.flops / p.time_s,
-                     true});
+      pts.push_back(
+          {"projected: MLA H 128 (DeepSeek-V3 shape)", p.intensity, p.flops / p.time_s, true});
     } catch (const std::exception&) {
     }
   }
@@ -492,8 +501,8 @@ void draw_roofline(App& app, const ResultSet* set) {
   const attn::GpuSpec* mi = attn::find_gpu(kProjectedGpu);
   if (mi && mi != gpu) {
     vis::Series r;
-    r.name = "MI355X roof (datasheet): " + vis::format_bandwidth(mi->bandwidth_bytes_per_s()) +
-             ", " + vis::format_flops(mi->matrix_flops_per_s(dt)) + "/s";
+    r.name = "MI355X roof (datasheet): " + attn::format_bandwidth(mi->bandwidth_bytes_per_s()) +
+             ", " + attn::format_flops(mi->matrix_flops_per_s(dt)) + "/s";
     vis::roofline_curve(*mi, dt, spec.x.min, spec.x.max, 48, &r.x, &r.y);
     r.dashed = true;
     r.color = IM_COL32(237, 28, 36, 200);
@@ -536,7 +545,7 @@ void draw_latency_panel(App& app) {
   LatencyState& st = app.latency;
   load_recorded_results(st);
   collect_outcome(app);
-  if (!ImGui::Begin("Decode latency", &app.show_latency)) {
+  if (!ImGui::Begin(panel_info(PanelId::kLatency).title, &app.shown(PanelId::kLatency))) {
     ImGui::End();
     return;
   }
@@ -553,8 +562,9 @@ void draw_latency_panel(App& app) {
       if (set) {
         draw_results_table(*set);
       } else {
-        ImGui::TextWrapped("No results yet: press Run, or import a results file "
-                           "(`attnlab bench --json FILE` writes one).");
+        ImGui::TextWrapped(
+            "No results yet: press Run, or import a results file "
+            "(`attnlab bench --json FILE` writes one).");
         draw_projection_table(app);
       }
       ImGui::EndTabItem();
@@ -564,7 +574,10 @@ void draw_latency_panel(App& app) {
       ImGui::EndTabItem();
     }
     if (ImGui::BeginTabItem("Plots", nullptr, asked(2))) {
-      if (set) draw_plots(st, *set); else ImGui::TextDisabled("no results to plot");
+      if (set)
+        draw_plots(st, *set);
+      else
+        ImGui::TextDisabled("no results to plot");
       ImGui::EndTabItem();
     }
     // With nothing measured yet the roofline (with the model's projected point) opens first.

@@ -15,7 +15,7 @@
 #include "app/panels.h"
 #include "attention/error.h"
 #include "attention/presets.h"
-#include "visuals/units.h"
+#include "attention/units.h"
 #include "visuals/widgets.h"
 
 namespace app {
@@ -35,7 +35,8 @@ std::vector<bool> sliding_flags(const attn::ModelConfig& m) {
 // ---- [SECTION] Model -----------------------------------------------------------------------
 
 void draw_model_source(App& app) {
-  const std::string current = app.preset_name.empty() ? title_of(app.base) + " (imported)" : title_of(app.base);
+  const std::string current =
+      app.preset_name.empty() ? title_of(app.base) + " (imported)" : title_of(app.base);
   ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 5.5f);
   if (ImGui::BeginCombo("preset", current.c_str())) {
     for (const attn::ModelConfig& p : attn::presets()) {
@@ -47,8 +48,9 @@ void draw_model_source(App& app) {
     ImGui::EndCombo();
   }
   ImGui::SameLine();
-  vis::help_marker("Published hyperparameters of real models (assets/presets, read through the "
-                   "same Hugging Face config.json import as your own files).");
+  vis::help_marker(
+      "Published hyperparameters of real models (assets/presets, read through the "
+      "same Hugging Face config.json import as your own files).");
   if (!app.base.source.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("source: %s", app.base.source.c_str());
@@ -56,9 +58,9 @@ void draw_model_source(App& app) {
   }
 
   ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 5.5f);
-  const bool enter = ImGui::InputTextWithHint("##import", "path/to/config.json", app.model_view.import_path,
-                                              sizeof app.model_view.import_path,
-                                              ImGuiInputTextFlags_EnterReturnsTrue);
+  const bool enter = ImGui::InputTextWithHint(
+      "##import", "path/to/config.json", app.model_view.import_path,
+      sizeof app.model_view.import_path, ImGuiInputTextFlags_EnterReturnsTrue);
   ImGui::SameLine();
   if (ImGui::Button("Import") || enter) {
     app.model_view.import_error.clear();
@@ -80,9 +82,10 @@ std::vector<int> divisors(int n) {
 void draw_variant(App& app) {
   ImGui::TextUnformatted("Attention variant");
   ImGui::SameLine();
-  vis::help_marker("'as published' shows the model as it is. The others are 'what if' versions of "
-                   "the same model: same layers and query heads, another attention (attn::apply_what_if). "
-                   "Every other panel shows the model chosen here.");
+  vis::help_marker(
+      "'as published' shows the model as it is. The others are 'what if' versions of "
+      "the same model: same layers and query heads, another attention (attn::apply_what_if). "
+      "Every other panel shows the model chosen here.");
   int choice = app.what_if ? 1 + static_cast<int>(app.what_if_params.variant) : 0;
   const int before = choice;
   ImGui::RadioButton("as published", &choice, 0);
@@ -114,7 +117,8 @@ void draw_variant(App& app) {
     case attn::Variant::kGqa: {
       // The group size G = Hq / Hkv, chosen among the divisors of Hq.
       const std::vector<int> ds = divisors(std::max(1, b.q_heads));
-      const int hkv = w.kv_heads > 0 ? w.kv_heads : (b.variant == attn::Variant::kMla ? b.q_heads : b.kv_heads);
+      const int hkv =
+          w.kv_heads > 0 ? w.kv_heads : (b.variant == attn::Variant::kMla ? b.q_heads : b.kv_heads);
       int idx = 0;
       for (size_t i = 0; i < ds.size(); ++i)
         if (ds[i] == std::max(1, b.q_heads / std::max(1, hkv))) idx = static_cast<int>(i);
@@ -127,21 +131,24 @@ void draw_variant(App& app) {
         changed = true;
       }
       ImGui::SameLine();
-      vis::help_marker("G query heads share one K/V head (G = Hq / Hkv). G = 1 is MHA, G = Hq is "
-                       "MQA; the cache shrinks by G against MHA.");
+      vis::help_marker(
+          "G query heads share one K/V head (G = Hq / Hkv). G = 1 is MHA, G = Hq is "
+          "MQA; the cache shrinks by G against MHA.");
       break;
     }
     case attn::Variant::kMla: {
       ImGui::SetNextItemWidth(field_w);
       changed |= ImGui::InputInt("Dl latent (kv_lora_rank)", &w.latent_dim, 64, 128);
       ImGui::SameLine();
-      vis::help_marker("The compressed KV latent each token stores (DeepSeek: 512). Keys and values "
-                       "of every head are rebuilt from it by W_UK and W_UV.");
+      vis::help_marker(
+          "The compressed KV latent each token stores (DeepSeek: 512). Keys and values "
+          "of every head are rebuilt from it by W_UK and W_UV.");
       ImGui::SetNextItemWidth(field_w);
       changed |= ImGui::InputInt("Dr RoPE dims", &w.rope_dim, 16, 64);
       ImGui::SameLine();
-      vis::help_marker("Decoupled RoPE dims stored beside the latent (DeepSeek: 64). RoPE depends "
-                       "on the position, so it cannot be folded into W_UK; these carry it.");
+      vis::help_marker(
+          "Decoupled RoPE dims stored beside the latent (DeepSeek: 64). RoPE depends "
+          "on the position, so it cannot be folded into W_UK; these carry it.");
       w.latent_dim = std::clamp(w.latent_dim, 1, attn::Limits::kMaxHeadDim);
       w.rope_dim = std::clamp(w.rope_dim, 0, attn::Limits::kMaxHeadDim);
       break;
@@ -149,10 +156,12 @@ void draw_variant(App& app) {
     case attn::Variant::kSwa: {
       ImGui::SetNextItemWidth(field_w);
       changed |= ImGui::InputInt("W window", &w.window, 512, 4096);
-      w.window = std::clamp(w.window, 1, static_cast<int>(std::min<std::int64_t>(attn::Limits::kMaxSeq, 1 << 30)));
+      w.window = std::clamp(
+          w.window, 1, static_cast<int>(std::min<std::int64_t>(attn::Limits::kMaxSeq, 1 << 30)));
       ImGui::SameLine();
-      vis::help_marker("A sliding layer keeps only the W most recent tokens: its cache stops "
-                       "growing at S = W.");
+      vis::help_marker(
+          "A sliding layer keeps only the W most recent tokens: its cache stops "
+          "growing at S = W.");
       int lpg = app.what_if_local_per_global;
       ImGui::SetNextItemWidth(field_w);
       if (ImGui::InputInt("sliding per full layer", &lpg, 1, 1)) {
@@ -160,8 +169,9 @@ void draw_variant(App& app) {
         changed = true;
       }
       ImGui::SameLine();
-      vis::help_marker("0: every layer slides (Mistral). N: N sliding layers then one full, "
-                       "repeated (Gemma 2 is 1, Gemma 3 is 5).");
+      vis::help_marker(
+          "0: every layer slides (Mistral). N: N sliding layers then one full, "
+          "repeated (Gemma 2 is 1, Gemma 3 is 5).");
       break;
     }
   }
@@ -171,8 +181,9 @@ void draw_variant(App& app) {
 void draw_model_summary(App& app) {
   const attn::ModelConfig& m = app.model;
   ImGui::Text("%s", title_of(m).c_str());
-  ImGui::TextDisabled("%s, L %d, Hq %d, Hkv %d, D %d", std::string(attn::variant_name(m.variant)).c_str(),
-                      m.num_layers, m.q_heads, m.variant == attn::Variant::kMla ? 1 : m.kv_heads,
+  ImGui::TextDisabled("%s, L %d, Hq %d, Hkv %d, D %d",
+                      std::string(attn::variant_name(m.variant)).c_str(), m.num_layers, m.q_heads,
+                      m.variant == attn::Variant::kMla ? 1 : m.kv_heads,
                       m.variant == attn::Variant::kMla ? m.latent_dim + m.rope_dim : m.head_dim);
   if (m.variant == attn::Variant::kMla)
     ImGui::TextDisabled("latent Dl %d + RoPE Dr %d per token, per layer", m.latent_dim, m.rope_dim);
@@ -236,21 +247,29 @@ void draw_dimensions(App& app) {
   attn::ModelConfig& d = mv.draft;
   ImGui::TextWrapped("Edits change the base model (what-if is applied on top).");
   const int kH = attn::Limits::kMaxHeads, kD = attn::Limits::kMaxHeadDim;
-  int_field(app, "L layers", &d.num_layers, 1, attn::Limits::kMaxLayers, "Number of transformer layers; each has its own KV cache.");
-  int_field(app, "hidden size", &d.hidden_size, 0, kH * 64, "Model width (the residual stream). The projections map it to the heads.");
+  int_field(app, "L layers", &d.num_layers, 1, attn::Limits::kMaxLayers,
+            "Number of transformer layers; each has its own KV cache.");
+  int_field(app, "hidden size", &d.hidden_size, 0, kH * 64,
+            "Model width (the residual stream). The projections map it to the heads.");
   int_field(app, "Hq query heads", &d.q_heads, 1, kH, "Query heads per layer.");
   if (d.variant != attn::Variant::kMla)
-    int_field(app, "Hkv kv heads", &d.kv_heads, 1, kH, "Key/value heads per layer; must divide Hq. Hkv = Hq is MHA, 1 is MQA.");
-  int_field(app, "D head dim", &d.head_dim, 1, kD, "Width of each query/key head (MLA: qk_nope + qk_rope).");
+    int_field(app, "Hkv kv heads", &d.kv_heads, 1, kH,
+              "Key/value heads per layer; must divide Hq. Hkv = Hq is MHA, 1 is MQA.");
+  int_field(app, "D head dim", &d.head_dim, 1, kD,
+            "Width of each query/key head (MLA: qk_nope + qk_rope).");
   int_field(app, "Dv value dim", &d.value_dim, 0, kD, "Width of each value head (0: same as D).");
   if (d.variant == attn::Variant::kMla) {
-    int_field(app, "Dl latent", &d.latent_dim, 1, kD, "kv_lora_rank: the latent each token caches per layer.");
-    int_field(app, "Dr RoPE dim", &d.rope_dim, 0, kD, "qk_rope_head_dim: decoupled RoPE dims, cached beside the latent.");
-    int_field(app, "qk nope dim", &d.qk_nope_dim, 0, kD, "qk_nope_head_dim: per-head query/key dims without RoPE (absorbed into the latent).");
+    int_field(app, "Dl latent", &d.latent_dim, 1, kD,
+              "kv_lora_rank: the latent each token caches per layer.");
+    int_field(app, "Dr RoPE dim", &d.rope_dim, 0, kD,
+              "qk_rope_head_dim: decoupled RoPE dims, cached beside the latent.");
+    int_field(app, "qk nope dim", &d.qk_nope_dim, 0, kD,
+              "qk_nope_head_dim: per-head query/key dims without RoPE (absorbed into the latent).");
     int_field(app, "q lora rank", &d.q_lora_rank, 0, kH * 64, "Query compression rank (0: none).");
   }
   if (d.variant != attn::Variant::kMla)
-    int_field(app, "W window", &d.window, 0, 1 << 30, "Window of the sliding layers (0: none). A sliding layer caches min(S, W) tokens.");
+    int_field(app, "W window", &d.window, 0, 1 << 30,
+              "Window of the sliding layers (0: none). A sliding layer caches min(S, W) tokens.");
   {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
     std::int64_t v = d.max_seq;
@@ -265,7 +284,8 @@ void draw_dimensions(App& app) {
   }
   if (d.variant != attn::Variant::kMla) {
     ImGui::TextUnformatted("layer pattern (click a cell to toggle)");
-    const int clicked = vis::layer_strip("##layers_draft", sliding_flags(d), d.window, ImGui::GetFontSize() * 0.9f);
+    const int clicked =
+        vis::layer_strip("##layers_draft", sliding_flags(d), d.window, ImGui::GetFontSize() * 0.9f);
     if (clicked >= 0 && clicked < static_cast<int>(d.layers.size())) {
       auto& k = d.layers[static_cast<size_t>(clicked)];
       k = k == attn::LayerKind::kSliding ? attn::LayerKind::kFull : attn::LayerKind::kSliding;
@@ -283,12 +303,15 @@ void draw_dimensions(App& app) {
     ImGui::SameLine();
     if (ImGui::SmallButton("sliding : 1 full")) {
       for (int i = 0; i < d.num_layers; ++i)
-        d.layers[static_cast<size_t>(i)] = (i + 1) % (mv.local_per_global + 1) == 0 ? attn::LayerKind::kFull : attn::LayerKind::kSliding;
+        d.layers[static_cast<size_t>(i)] = (i + 1) % (mv.local_per_global + 1) == 0
+                                               ? attn::LayerKind::kFull
+                                               : attn::LayerKind::kSliding;
       if (d.window < 1) d.window = 4096;
       commit_draft(app, "pattern");
     }
     ImGui::SameLine();
-    vis::help_marker("Hybrid models mix sliding-window and full layers (Gemma 2: 1:1, Gemma 3: 5:1).");
+    vis::help_marker(
+        "Hybrid models mix sliding-window and full layers (Gemma 2: 1:1, Gemma 3: 5:1).");
     field_error_under(app, "pattern");
   }
   if (!mv.field_error.empty()) {
@@ -303,7 +326,7 @@ void draw_dimensions(App& app) {
 }  // namespace
 
 void draw_model_panel(App& app) {
-  if (!ImGui::Begin("Model and variant", &app.show_model)) {
+  if (!ImGui::Begin(panel_info(PanelId::kModel).title, &app.shown(PanelId::kModel))) {
     ImGui::End();
     return;
   }
@@ -313,7 +336,8 @@ void draw_model_panel(App& app) {
   ImGui::Separator();
   draw_model_summary(app);
   ImGui::Separator();
-  if (ImGui::CollapsingHeader("Dimensions (every field editable)", ImGuiTreeNodeFlags_DefaultOpen)) draw_dimensions(app);
+  if (ImGui::CollapsingHeader("Dimensions (every field editable)", ImGuiTreeNodeFlags_DefaultOpen))
+    draw_dimensions(app);
   ImGui::End();
 }
 

@@ -19,7 +19,7 @@
 #include "attention/kv_cache.h"
 #include "attention/presets.h"
 #include "attention/roofline.h"
-#include "visuals/units.h"
+#include "attention/units.h"
 #include "visuals/widgets.h"
 
 namespace app {
@@ -28,22 +28,14 @@ namespace {
 // ---- [SECTION] Helpers ---------------------------------------------------------------------
 
 const char* window_title(const char* panel) {
-  const std::string p = panel;
-  if (p == "model") return "Model and variant";
-  if (p == "kv-cache") return "KV cache";
-  if (p == "data-flow") return "Data flow";
-  if (p == "attention") return "Attention patterns";
-  if (p == "latency") return "Decode latency";
-  return "Guided tour";
+  const int i = panel_index(panel);
+  return kPanelTable[i >= 0 ? static_cast<size_t>(i) : index_of(PanelId::kTour)].title;
 }
 
 void show_panel(App& app, const char* panel) {
   const std::string p = panel;
-  if (p == "model") app.show_model = true;
-  if (p == "kv-cache") app.show_kv_cache = true;
-  if (p == "data-flow") app.show_data_flow = true;
-  if (p == "attention") app.show_attention = true;
-  if (p == "latency") app.show_latency = true;
+  const int i = panel_index(p);
+  if (i >= 0) app.show[static_cast<size_t>(i)] = true;
   ImGui::SetWindowFocus(window_title(panel));
 }
 
@@ -97,7 +89,7 @@ void compare_bars(const std::string& label_a, double a, const std::string& label
   const float w = std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 30);
   for (int i = 0; i < 2; ++i) {
     const double v = i == 0 ? a : b;
-    const std::string text = (i == 0 ? label_a : label_b) + ": " + vis::format_bytes(v);
+    const std::string text = (i == 0 ? label_a : label_b) + ": " + attn::format_bytes(v);
     ImGui::ProgressBar(static_cast<float>(v / top), ImVec2(w, 0), text.c_str());
   }
 }
@@ -113,12 +105,12 @@ void dtype_control(App& app) {
 }
 
 void seq_control(App& app) {
-  int log2s = static_cast<int>(std::lround(std::log2(static_cast<double>(std::max<std::int64_t>(1, app.seq)))));
+  int log2s = static_cast<int>(
+      std::lround(std::log2(static_cast<double>(std::max<std::int64_t>(1, app.seq)))));
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
-  if (ImGui::SliderInt("Try: S = 2^k", &log2s, 8, 20))
-    app.seq = std::int64_t(1) << log2s;
+  if (ImGui::SliderInt("Try: S = 2^k", &log2s, 8, 20)) app.seq = std::int64_t(1) << log2s;
   ImGui::SameLine();
-  ImGui::TextDisabled("S = %s", vis::format_tokens(static_cast<double>(app.seq)).c_str());
+  ImGui::TextDisabled("S = %s", attn::format_tokens(static_cast<double>(app.seq)).c_str());
 }
 
 const attn::GpuSpec* chosen_gpu(const App& app) {
@@ -139,18 +131,23 @@ void body_mla_cache(App& app) {
   attn::KvReport a, b;
   if (preset_with("deepseek-v3", nullptr, &mla) && preset_with("deepseek-v3", "mha", &mha) &&
       kv_of(mla, app.seq, app.kv_dtype, 1, &a) && kv_of(mha, app.seq, attn::DType::kBf16, 1, &b)) {
-    value("MLA, per token and layer:", vis::format_bytes(static_cast<double>(a.bytes_per_token_full_layer)),
+    value("MLA, per token and layer:",
+          attn::format_bytes(static_cast<double>(a.bytes_per_token_full_layer)),
           "(Dl + Dr) * bytes(DT) = 576 elements");
-    value("MHA bf16, per token and layer:", vis::format_bytes(static_cast<double>(b.bytes_per_token_full_layer)),
+    value("MHA bf16, per token and layer:",
+          attn::format_bytes(static_cast<double>(b.bytes_per_token_full_layer)),
           "2 * Hkv * D * 2 B = 2 * 128 * 128 * 2");
-    value("MHA bf16 / MLA at this dtype:",
-          vis::format_ratio(static_cast<double>(b.total_bytes) / static_cast<double>(a.total_bytes)),
-          "bf16: 65536 / 1152 = 56.9x. fp8 halves the latent again (one byte per element): 114x.");
-    value("whole cache at S, MLA:", vis::format_bytes(static_cast<double>(a.total_bytes)),
+    value(
+        "MHA bf16 / MLA at this dtype:",
+        attn::format_ratio(static_cast<double>(b.total_bytes) / static_cast<double>(a.total_bytes)),
+        "bf16: 65536 / 1152 = 56.9x. fp8 halves the latent again (one byte per element): 114x.");
+    value("whole cache at S, MLA:", attn::format_bytes(static_cast<double>(a.total_bytes)),
           "all 61 layers, batch 1");
-    value("whole cache at S, MHA bf16:", vis::format_bytes(static_cast<double>(b.total_bytes)), nullptr);
+    value("whole cache at S, MHA bf16:", attn::format_bytes(static_cast<double>(b.total_bytes)),
+          nullptr);
     compare_bars("MLA at " + std::string(attn::dtype_name(app.kv_dtype)),
-                 static_cast<double>(a.total_bytes), "MHA bf16", static_cast<double>(b.total_bytes));
+                 static_cast<double>(a.total_bytes), "MHA bf16",
+                 static_cast<double>(b.total_bytes));
   }
   dtype_control(app);
 }
@@ -174,16 +171,17 @@ void body_gqa(App& app) {
   attn::KvReport r;
   if (kv_of(app.model, app.seq, app.kv_dtype, 1, &r)) {
     value("G = Hq / Hkv:", std::to_string(hq / t.gqa_kv_heads), "query heads per kv head");
-    value("cache per token (all layers):", vis::format_bytes(static_cast<double>(r.bytes_per_token)),
-          "2 * Hkv * D * bytes(DT) per layer");
-    value("whole cache at S:", vis::format_bytes(static_cast<double>(r.total_bytes)), nullptr);
+    value(
+        "cache per token (all layers):", attn::format_bytes(static_cast<double>(r.bytes_per_token)),
+        "2 * Hkv * D * bytes(DT) per layer");
+    value("whole cache at S:", attn::format_bytes(static_cast<double>(r.total_bytes)), nullptr);
   }
   if (const attn::GpuSpec* g = chosen_gpu(app)) {
     try {
-      const attn::RooflineProjection p = attn::project_decode(app.model.layer_shape(0), app.batch,
-                                                              app.seq, app.kv_dtype, *g);
+      const attn::RooflineProjection p =
+          attn::project_decode(app.model.layer_shape(0), app.batch, app.seq, app.kv_dtype, *g);
       value(("projected step, one layer, " + g->name + ":").c_str(),
-            vis::format_duration_us(p.time_s * 1e6) + " (roofline)",
+            attn::format_duration_us(p.time_s * 1e6) + " (roofline)",
             "max(bytes / bandwidth, FLOPs / matrix rate) from the datasheet: a projection");
     } catch (const std::exception&) {
     }
@@ -199,11 +197,11 @@ void body_absorb(App& app) {
       "W_UK c, and a position-dependent factor cannot be folded into one fixed W_UK. So RoPE "
       "gets its own Dr = 64 dims (q_rope, and one k_rope per token shared by all heads), cached "
       "next to the latent. The data-flow panel shows both paths with their shapes.");
-  value("cache row per token:", std::to_string(app.model.latent_dim) + " + " +
-                                    std::to_string(app.model.rope_dim) + " dims",
+  value("cache row per token:",
+        std::to_string(app.model.latent_dim) + " + " + std::to_string(app.model.rope_dim) + " dims",
         "Dl latent + Dr decoupled RoPE key");
-  value("absorbed query per head:", std::to_string(app.model.latent_dim + app.model.rope_dim) +
-                                        " dims",
+  value("absorbed query per head:",
+        std::to_string(app.model.latent_dim + app.model.rope_dim) + " dims",
         "W_UK^T q_nope (Dl) joined with q_rope (Dr)");
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
   int dr = app.what_if_params.rope_dim;
@@ -225,30 +223,32 @@ void body_naive(App& app) {
   if (m.variant == attn::Variant::kMla) {
     try {
       const attn::LayerShape l = m.layer_shape(0);
-      const attn::DecodeCost a = attn::decode_cost(l, app.batch, app.seq, app.kv_dtype,
-                                                   attn::MlaForm::kAbsorbed, &m);
-      const attn::DecodeCost n = attn::decode_cost(l, app.batch, app.seq, app.kv_dtype,
-                                                   attn::MlaForm::kNaive, &m);
-      value("absorbed, one layer:", vis::format_flops(a.flops) + ", " + vis::format_bytes(a.total_bytes()),
+      const attn::DecodeCost a =
+          attn::decode_cost(l, app.batch, app.seq, app.kv_dtype, attn::MlaForm::kAbsorbed, &m);
+      const attn::DecodeCost n =
+          attn::decode_cost(l, app.batch, app.seq, app.kv_dtype, attn::MlaForm::kNaive, &m);
+      value("absorbed, one layer:",
+            attn::format_flops(a.flops) + ", " + attn::format_bytes(a.total_bytes()),
             "FLOPs and bytes of one decode step (attn::decode_cost)");
-      value("naive, one layer:", vis::format_flops(n.flops) + ", " + vis::format_bytes(n.total_bytes()),
-            nullptr);
-      value("naive / absorbed FLOPs:", vis::format_ratio(n.flops / a.flops), nullptr);
+      value("naive, one layer:",
+            attn::format_flops(n.flops) + ", " + attn::format_bytes(n.total_bytes()), nullptr);
+      value("naive / absorbed FLOPs:", attn::format_ratio(n.flops / a.flops), nullptr);
       {  // prefill of T = S queries: rebuild or absorption once per key or query, then pairs
         const double h = l.q_heads, dl = m.latent_dim, dr = m.rope_dim;
         const double dn = m.qk_nope_dim, dv = m.value_dim, t = static_cast<double>(app.seq);
         const double absorbed = t * h * dl * (dn + dv) + t * t * h * (2 * dl + dr);
         const double naive = t * h * dl * (dn + dv) + t * t * h * (dn + dr + dv);
-        value("prefill of S tokens, naive / absorbed FLOPs:", vis::format_ratio(naive / absorbed),
+        value("prefill of S tokens, naive / absorbed FLOPs:", attn::format_ratio(naive / absorbed),
               "T = S queries: absorbed T*H*Dl*(Dn+Dv) + T*S*H*(2Dl+Dr); naive "
-              "S*H*Dl*(Dn+Dv) + T*S*H*(Dn+Dr+Dv) multiply-adds, counting every query-key pair (a causal mask halves both pair terms)");
+              "S*H*Dl*(Dn+Dv) + T*S*H*(Dn+Dr+Dv) multiply-adds, counting every query-key pair (a "
+              "causal mask halves both pair terms)");
       }
       if (const attn::GpuSpec* g = chosen_gpu(app)) {
         const auto pa = attn::project(a, *g, app.kv_dtype);
         const auto pn = attn::project(n, *g, app.kv_dtype);
         value(("projected on " + g->name + ":").c_str(),
-              "absorbed " + vis::format_duration_us(pa.time_s * 1e6) + ", naive " +
-                  vis::format_duration_us(pn.time_s * 1e6) + " (roofline)",
+              "absorbed " + attn::format_duration_us(pa.time_s * 1e6) + ", naive " +
+                  attn::format_duration_us(pn.time_s * 1e6) + " (roofline)",
               "a projection from the datasheet, not a measurement");
       }
     } catch (const std::exception& e) {
@@ -272,26 +272,29 @@ void body_window(App& app) {
   if (preset_with("mistral-7b-v0.1", nullptr, &mis) &&
       preset_with("mistral-7b-v0.1", "gqa", &mis_full, &keep) &&
       kv_of(mis, app.seq, app.kv_dtype, 1, &a) && kv_of(mis_full, app.seq, app.kv_dtype, 1, &b)) {
-    value("Mistral at S, window 4096:", vis::format_bytes(static_cast<double>(a.total_bytes)),
+    value("Mistral at S, window 4096:", attn::format_bytes(static_cast<double>(a.total_bytes)),
           "32 layers * 2 * 8 * 128 * bytes * min(S, 4096)");
-    value("Mistral at S, no window:", vis::format_bytes(static_cast<double>(b.total_bytes)),
+    value("Mistral at S, no window:", attn::format_bytes(static_cast<double>(b.total_bytes)),
           nullptr);
-    value("saved by the window:", vis::format_ratio(static_cast<double>(b.total_bytes) /
-                                                    static_cast<double>(a.total_bytes)),
-          "S / 4096 once S > 4096: 8x at 32k");
+    value(
+        "saved by the window:",
+        attn::format_ratio(static_cast<double>(b.total_bytes) / static_cast<double>(a.total_bytes)),
+        "S / 4096 once S > 4096: 8x at 32k");
     compare_bars("Mistral, W 4096", static_cast<double>(a.total_bytes), "Mistral, no window",
                  static_cast<double>(b.total_bytes));
   }
   if (preset_with("gemma-3-12b", nullptr, &gem) &&
       preset_with("gemma-3-12b", "gqa", &gem_full, &keep) &&
       kv_of(gem, app.seq, app.kv_dtype, 1, &c) && kv_of(gem_full, app.seq, app.kv_dtype, 1, &d)) {
-    value("Gemma 3 12B at S (5 local : 1 global):", vis::format_bytes(static_cast<double>(c.total_bytes)),
+    value("Gemma 3 12B at S (5 local : 1 global):",
+          attn::format_bytes(static_cast<double>(c.total_bytes)),
           gem.pattern_description().c_str());
-    value("Gemma 3 12B at S, every layer global:", vis::format_bytes(static_cast<double>(d.total_bytes)),
-          nullptr);
+    value("Gemma 3 12B at S, every layer global:",
+          attn::format_bytes(static_cast<double>(d.total_bytes)), nullptr);
     value("kept of the all-global cache:",
           std::to_string(static_cast<int>(std::lround(100.0 * static_cast<double>(c.total_bytes) /
-                                                     static_cast<double>(d.total_bytes)))) + "%",
+                                                      static_cast<double>(d.total_bytes)))) +
+              "%",
           "tends to 1/6 (the global layers) as S grows");
   }
   seq_control(app);
@@ -315,14 +318,16 @@ void body_memory_bound(App& app) {
   const double mla_i = 2.0 * t.mla_heads * (576 + 512) / (576 * bpe);
   value(("ridge of " + g->name + ":").c_str(), std::to_string(static_cast<int>(ridge)) + " FLOP/B",
         "matrix rate / bandwidth from the datasheet");
-  value("GQA G = 4 (Llama-3-8B):", std::to_string(static_cast<int>(std::lround(4.0 * 2.0 / bpe))) +
-                                       " FLOP/B",
+  value("GQA G = 4 (Llama-3-8B):",
+        std::to_string(static_cast<int>(std::lround(4.0 * 2.0 / bpe))) + " FLOP/B",
         "2 * G * (D + Dv) FLOPs over (D + Dv) * bytes per token and kv head");
-  value("MLA with H heads:", std::to_string(static_cast<int>(std::lround(mla_i))) + " FLOP/B -> " +
-                                 (mla_i > ridge ? "compute-bound" : "memory-bound"),
+  value("MLA with H heads:",
+        std::to_string(static_cast<int>(std::lround(mla_i))) + " FLOP/B -> " +
+            (mla_i > ridge ? "compute-bound" : "memory-bound"),
         "2 * H * (576 + 512) FLOPs over 576 * bytes per token");
   value("MLA turns compute-bound at H >",
-        std::to_string(static_cast<int>(attn::compute_bound_group_size(*g, app.kv_dtype, 576, 512, true))),
+        std::to_string(
+            static_cast<int>(attn::compute_bound_group_size(*g, app.kv_dtype, 576, 512, true))),
         "at this dtype; fp8 halves the bytes, so half the heads suffice");
   dtype_control(app);
 }
@@ -354,13 +359,14 @@ void body_measured(App& app) {
   for (const ResultSet& s : st.sets)
     if (!s.report.results.empty()) last = &s;
   try {  // what the roofline says for the model's layer, before and beside any measurement
-    const kern::BenchCase c = case_from_model(app.model, 0, app.batch, app.seq, attn::DType::kBf16);
+    const kern::BenchCase c =
+        kern::BenchCase::from_model(app.model, 0, app.batch, app.seq, attn::DType::kBf16);
     const attn::GpuSpec* chosen = attn::find_gpu(app.gpu_name);
     const attn::GpuSpec* mi = attn::find_gpu("MI355X");
     for (const attn::GpuSpec* g : {chosen, mi == chosen ? nullptr : mi}) {
       if (!g) continue;
       value(("the model's layer 0, bf16, projected on " + g->name + ":").c_str(),
-            vis::format_duration_us(projected_us(c, *g)) + " (roofline)",
+            attn::format_duration_us(projected_us(c, *g)) + " (roofline)",
             "max(bytes / bandwidth, FLOPs / matrix rate) from the datasheet: the floor a "
             "perfect kernel would reach, not a measurement");
     }
@@ -375,15 +381,15 @@ void body_measured(App& app) {
   ImGui::Text("%s", last->name.c_str());
   for (const kern::BenchResult& r : last->report.results) {
     if (!r.error.empty() || r.median_us <= 0) continue;
-    std::string line = case_label(r.c) + ": " + vis::format_duration_us(r.median_us) + ", " +
+    std::string line = case_label(r.c) + ": " + attn::format_duration_us(r.median_us) + ", " +
                        std::to_string(static_cast<int>(r.gbps)) + " GB/s";
     if (r.probe_gbps > 0)
       line += " (" + std::to_string(static_cast<int>(100 * r.gbps / r.probe_gbps)) +
               "% of the measured read BW)";
     try {
       if (here && r.device != "cpu")
-        line += ", roofline here " + vis::format_duration_us(projected_us(r.c, *here));
-      if (mi) line += ", MI355X projected " + vis::format_duration_us(projected_us(r.c, *mi));
+        line += ", roofline here " + attn::format_duration_us(projected_us(r.c, *here));
+      if (mi) line += ", MI355X projected " + attn::format_duration_us(projected_us(r.c, *mi));
     } catch (const std::exception&) {
     }
     ImGui::BulletText("%s", line.c_str());
@@ -422,9 +428,9 @@ void body_tp(App& app) {
       else
         ImGui::Text("%s (Hkv %d)", v, m.kv_heads);
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(vis::format_bytes(static_cast<double>(r.per_device_bytes)).c_str());
+      ImGui::TextUnformatted(attn::format_bytes(static_cast<double>(r.per_device_bytes)).c_str());
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(vis::format_bytes(static_cast<double>(r.total_bytes)).c_str());
+      ImGui::TextUnformatted(attn::format_bytes(static_cast<double>(r.total_bytes)).c_str());
     }
     ImGui::EndTable();
   }
@@ -432,11 +438,11 @@ void body_tp(App& app) {
 
 struct Step {
   const char* title;
-  const char* panel;   // the panel to look at
-  const char* preset;  // the model the step sets up (bf16, no what-if variant)
-  std::int64_t seq;    // ... at this S
-  int tp;              // ... and this tensor parallelism
-  void (*extra)(App&); // anything else the step sets, or nullptr
+  const char* panel;    // the panel to look at
+  const char* preset;   // the model the step sets up (bf16, no what-if variant)
+  std::int64_t seq;     // ... at this S
+  int tp;               // ... and this tensor parallelism
+  void (*extra)(App&);  // anything else the step sets, or nullptr
   void (*body)(App&);
 };
 
@@ -469,7 +475,7 @@ int tour_step_count() { return kStepCount; }
 void draw_tour_panel(App& app) {
   TourState& t = app.tour;
   t.step = std::clamp(t.step, 0, kStepCount - 1);
-  if (!ImGui::Begin("Guided tour", &app.show_tour)) {
+  if (!ImGui::Begin(panel_info(PanelId::kTour).title, &app.shown(PanelId::kTour))) {
     ImGui::End();
     return;
   }
@@ -507,7 +513,7 @@ void draw_tour_panel(App& app) {
   ImGui::PopTextWrapPos();
   ImGui::TextDisabled("look at: the %s panel (model %s, %s, S %s, TP %d)", cur.panel,
                       app.model.name.c_str(), std::string(attn::dtype_name(app.kv_dtype)).c_str(),
-                      vis::format_tokens(static_cast<double>(app.seq)).c_str(), app.tp);
+                      attn::format_tokens(static_cast<double>(app.seq)).c_str(), app.tp);
   // The first frame keeps the user's model (see above), so the panels may show another model
   // than the step is about: say so, and which button sets them up. (S and TP are left out:
   // some steps ask the learner to move them.)

@@ -24,11 +24,13 @@ void write_png_bottom_up(const std::string& path, int width, int height,
   const size_t stride = static_cast<size_t>(width) * 4;
   std::vector<std::uint8_t> flipped(rgba.size());
   for (int y = 0; y < height; ++y)
-    std::copy(rgba.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(height - 1 - y) * stride),
-              rgba.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(height - y) * stride),
-              flipped.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(y) * stride));
+    std::copy(
+        rgba.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(height - 1 - y) * stride),
+        rgba.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(height - y) * stride),
+        flipped.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(y) * stride));
   std::string png;
-  if (!stbi_write_png_to_func(append, &png, width, height, 4, flipped.data(), static_cast<int>(stride)))
+  if (!stbi_write_png_to_func(append, &png, width, height, 4, flipped.data(),
+                              static_cast<int>(stride)))
     throw attn::InputError(path + ": PNG encoding failed");
   attn::write_file_atomic(path, png);
 }

@@ -27,7 +27,8 @@ const char* name_at(int i, std::initializer_list<const char*> names) {
 
 const std::initializer_list<const char*> kWorkloads = {"model", "sweep", "peers", "amd-mixed-mla"};
 const std::initializer_list<const char*> kDevices = {"cpu", "gpu"};
-const std::initializer_list<const char*> kGpuDtypes = {"bf16", "fp16", "fp8"};  // LatencyState order
+const std::initializer_list<const char*> kGpuDtypes = {"bf16", "fp16",
+                                                       "fp8"};  // LatencyState order
 const std::initializer_list<const char*> kPlotX = {"S", "B"};
 const std::initializer_list<const char*> kFormats = {"json", "csv"};
 
@@ -55,8 +56,7 @@ Settings settings_from_app(const App& app) {
   s.seq = app.seq;
   s.batch = app.batch;
   s.gpu = app.gpu_name;
-  s.show = {app.show_model, app.show_kv_cache, app.show_data_flow,
-            app.show_attention, app.show_latency, app.show_tour};
+  s.show = app.show;
   s.ui_scale = app.ui_scale;
   s.mla_naive = app.data_flow.mla_naive;
 
@@ -103,12 +103,7 @@ void apply_settings(const Settings& s, App& app) {
   app.seq = s.seq;
   app.batch = s.batch;
   app.gpu_name = s.gpu;
-  app.show_model = s.show[0];
-  app.show_kv_cache = s.show[1];
-  app.show_data_flow = s.show[2];
-  app.show_attention = s.show[3];
-  app.show_latency = s.show[4];
-  app.show_tour = s.show[5];
+  app.show = s.show;
   app.ui_scale = s.ui_scale;
   app.data_flow.mla_naive = s.mla_naive;
 

@@ -55,7 +55,8 @@ class Reader {
     out = v->get<bool>();
     return true;
   }
-  bool read_string(const char* f, std::string& out, std::size_t max_bytes = std::string::npos) const {
+  bool read_string(const char* f, std::string& out,
+                   std::size_t max_bytes = std::string::npos) const {
     const json* v = get(f);
     if (!v) return false;
     if (!v->is_string()) return bad(f, "a string", *v), false;
@@ -80,9 +81,10 @@ class Reader {
   bool read_int(const char* f, Int& out, std::int64_t lo, std::int64_t hi) const {
     const json* v = get(f);
     if (!v) return false;
-    const bool in_range = v->is_number_integer() &&
-                          (v->is_number_unsigned() ? v->get<std::uint64_t>() <= static_cast<std::uint64_t>(hi)
-                                                   : true);
+    const bool in_range =
+        v->is_number_integer() &&
+        (v->is_number_unsigned() ? v->get<std::uint64_t>() <= static_cast<std::uint64_t>(hi)
+                                 : true);
     if (!in_range || v->get<std::int64_t>() < lo || v->get<std::int64_t>() > hi)
       return bad(f, "an integer in " + std::to_string(lo) + ".." + std::to_string(hi), *v), false;
     out = static_cast<Int>(v->get<std::int64_t>());
@@ -181,14 +183,20 @@ attn::ModelConfig model_from_json(const Reader& r0, const json& j) {
   r.read_double("scale", m.scale, 0.0, 1e6);
   const json& layers = j.at("layers");
   if (!layers.is_array() || layers.size() != static_cast<std::size_t>(m.num_layers))
-    r.bad("layers", "an array of num_layers (" + std::to_string(m.num_layers) + ") \"full\" / \"sliding\"", layers);
+    r.bad("layers",
+          "an array of num_layers (" + std::to_string(m.num_layers) + ") \"full\" / \"sliding\"",
+          layers);
   for (const json& k : layers) {
-    if (k == "full") m.layers.push_back(attn::LayerKind::kFull);
-    else if (k == "sliding") m.layers.push_back(attn::LayerKind::kSliding);
-    else r.bad("layers", "\"full\" or \"sliding\" per layer", k);
+    if (k == "full")
+      m.layers.push_back(attn::LayerKind::kFull);
+    else if (k == "sliding")
+      m.layers.push_back(attn::LayerKind::kSliding);
+    else
+      r.bad("layers", "\"full\" or \"sliding\" per layer", k);
   }
   if (const json* notes = r.get("notes")) {
-    if (!notes->is_array() || notes->size() > 64) r.bad("notes", "an array of at most 64 strings", *notes);
+    if (!notes->is_array() || notes->size() > 64)
+      r.bad("notes", "an array of at most 64 strings", *notes);
     for (const json& n : *notes) {
       if (!n.is_string()) r.bad("notes", "an array of strings", n);
       m.notes.push_back(n.get<std::string>());
@@ -206,7 +214,9 @@ Settings read_settings(const std::string& text, const std::string& origin,
   } catch (const json::exception& e) {
     throw attn::InputError(origin + ": not valid JSON (" + e.what() + ")");
   }
-  if (!j.is_object()) throw attn::InputError(origin + ": expected a JSON object, found " + std::string(j.type_name()));
+  if (!j.is_object())
+    throw attn::InputError(origin + ": expected a JSON object, found " +
+                           std::string(j.type_name()));
   const Reader r(j, origin, "", warnings);
   Settings s;
   int version = kSettingsVersion;
@@ -310,21 +320,26 @@ std::string settings_to_json(const Settings& s) {
   j["mla_naive"] = s.mla_naive;
   j["model_view"] = {{"import_path", s.model_view.import_path},
                      {"local_per_global", s.model_view.local_per_global}};
-  j["tour"] = {{"step", s.tour.step}, {"mla_heads", s.tour.mla_heads}, {"gqa_kv_heads", s.tour.gqa_kv_heads}};
+  j["tour"] = {{"step", s.tour.step},
+               {"mla_heads", s.tour.mla_heads},
+               {"gqa_kv_heads", s.tour.gqa_kv_heads}};
   const LatencySettings& l = s.latency;
-  j["latency"] = {{"workload", l.workload},       {"device", l.device},
-                  {"gpu_dtype", l.gpu_dtype},     {"layer", l.layer},
-                  {"cpu_threads", l.cpu_threads}, {"min_runs", l.min_runs},
-                  {"min_seconds", l.min_seconds}, {"plot_x", l.plot_x},
+  j["latency"] = {{"workload", l.workload},           {"device", l.device},
+                  {"gpu_dtype", l.gpu_dtype},         {"layer", l.layer},
+                  {"cpu_threads", l.cpu_threads},     {"min_runs", l.min_runs},
+                  {"min_seconds", l.min_seconds},     {"plot_x", l.plot_x},
                   {"plot_all_sets", l.plot_all_sets}, {"plot_steps", l.plot_steps},
-                  {"import_path", l.import_path},
-                  {"export_path", l.export_path}, {"export_format", l.export_format}};
+                  {"import_path", l.import_path},     {"export_path", l.export_path},
+                  {"export_format", l.export_format}};
   j["data_flow"] = {{"animate", s.data_flow.animate},
                     {"steps_per_second", s.data_flow.steps_per_second},
                     {"layer", s.data_flow.layer}};
   const AttentionSettings& a = s.attention;
-  j["attention"] = {{"tokens", a.tokens}, {"head", a.head}, {"layer", a.layer},
-                    {"picture_window", a.picture_window}, {"seed", a.seed}};
+  j["attention"] = {{"tokens", a.tokens},
+                    {"head", a.head},
+                    {"layer", a.layer},
+                    {"picture_window", a.picture_window},
+                    {"seed", a.seed}};
   // A path that is not UTF-8 (a Latin-1 file name) is written with U+FFFD, never an exception.
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
@@ -338,7 +353,6 @@ Settings settings_from_json(const std::string& text, const std::string& origin,
   std::vector<std::string> local;
   return read_settings(text, origin, warnings ? warnings : &local);
 }
-
 
 std::string settings_dir() {
   if (const char* d = std::getenv("ATTNLAB_CONFIG_DIR"); d && *d) return d;
@@ -371,7 +385,8 @@ LoadedSettings load_settings(const std::string& dir) {
     const auto size = fs::file_size(path, ec);
     if (ec) throw attn::InputError(path + ": cannot read (" + ec.message() + ")");
     if (size > static_cast<std::uintmax_t>(attn::Limits::kMaxConfigBytes))
-      throw attn::InputError(path + ": " + std::to_string(size) + " bytes is too large for a settings file");
+      throw attn::InputError(path + ": " + std::to_string(size) +
+                             " bytes is too large for a settings file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw attn::InputError(path + ": cannot open for reading");
     std::ostringstream ss;
@@ -383,8 +398,7 @@ LoadedSettings load_settings(const std::string& dir) {
     const std::string aside = aside_name(path);
     fs::rename(path, aside, ec);
     out.warning = std::string("settings file was unusable (") + e.what() + "); " +
-                  (ec ? "could not move it aside (" + ec.message() + ")"
-                      : "moved to " + aside) +
+                  (ec ? "could not move it aside (" + ec.message() + ")" : "moved to " + aside) +
                   "; using defaults";
     return out;
   }
@@ -396,19 +410,24 @@ LoadedSettings load_settings(const std::string& dir) {
   const std::size_t shown_max = 3;
   for (std::size_t i = 0; i < warnings.size() && i < shown_max; ++i)
     list += (i ? "; " : "") + warnings[i];
-  if (warnings.size() > shown_max) list += "; and " + std::to_string(warnings.size() - shown_max) + " more";
-  out.warning = "settings: " + std::to_string(warnings.size()) + " field(s) unusable, the rest kept: " +
-                list + "; " +
-                (ec ? "could not keep a copy (" + ec.message() + ")" : "the file as it was is kept as " + aside);
+  if (warnings.size() > shown_max)
+    list += "; and " + std::to_string(warnings.size() - shown_max) + " more";
+  out.warning = "settings: " + std::to_string(warnings.size()) +
+                " field(s) unusable, the rest kept: " + list + "; " +
+                (ec ? "could not keep a copy (" + ec.message() + ")"
+                    : "the file as it was is kept as " + aside);
   return out;
 }
 
-void save_settings(const std::string& dir, const Settings& s) { save_settings_text(dir, settings_to_json(s)); }
+void save_settings(const std::string& dir, const Settings& s) {
+  save_settings_text(dir, settings_to_json(s));
+}
 
 void save_settings_text(const std::string& dir, const std::string& json_text) {
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) throw attn::InputError(dir + ": cannot create the settings folder (" + ec.message() + ")");
+  if (ec)
+    throw attn::InputError(dir + ": cannot create the settings folder (" + ec.message() + ")");
   attn::write_file_atomic(dir + "/" + kFileName, json_text);
 }
 

@@ -13,21 +13,21 @@
 #include <string>
 #include <vector>
 
+#include "app/panel_table.h"
 #include "attention/config.h"
-
 
 namespace app {
 
 // Per-panel choices (one struct per panel, the defaults of its view state). Enumerations are
 // stored by name so a person can read and edit the file.
 struct ModelViewSettings {
-  std::string import_path;       // the model panel's config.json path field (< 1024 bytes)
-  int local_per_global = 5;      // hybrid pattern editor: N sliding layers per full one
+  std::string import_path;   // the model panel's config.json path field (< 1024 bytes)
+  int local_per_global = 5;  // hybrid pattern editor: N sliding layers per full one
 };
 struct TourSettings {
-  int step = 0;                  // 0-based; the tour clamps it to its step count
-  int mla_heads = 128;           // "where MLA stops being memory-bound": H
-  int gqa_kv_heads = 8;          // "what GQA's group size trades": Hkv
+  int step = 0;          // 0-based; the tour clamps it to its step count
+  int mla_heads = 128;   // "where MLA stops being memory-bound": H
+  int gqa_kv_heads = 8;  // "what GQA's group size trades": Hkv
 };
 struct LatencySettings {
   std::string workload = "model";  // model (the model's layer), sweep, peers, amd-mixed-mla
@@ -36,30 +36,30 @@ struct LatencySettings {
   int layer = 0;                   // layer of the model for a single case
   int cpu_threads = 0;             // 0 = the default (all cores but one)
   int min_runs = 10;
-  float min_seconds = 0.2f;        // 0..2
-  std::string plot_x = "S";        // plots against S or B
+  float min_seconds = 0.2f;  // 0..2
+  std::string plot_x = "S";  // plots against S or B
   bool plot_all_sets = false;
-  bool plot_steps = true;          // GPU lines of the in-graph step time too
-  std::string import_path;         // results file path fields (< 1024 bytes)
+  bool plot_steps = true;   // GPU lines of the in-graph step time too
+  std::string import_path;  // results file path fields (< 1024 bytes)
   std::string export_path = "attnlab-results.json";
   std::string export_format = "json";  // json, csv
 };
 struct DataFlowSettings {
   bool animate = true;
-  float steps_per_second = 4;      // 1..30
+  float steps_per_second = 4;  // 1..30
   int layer = 0;
 };
 struct AttentionSettings {
-  int tokens = 24;                 // T = S of the short sequence, 4..64
-  int head = 0;                    // query head shown large
+  int tokens = 24;  // T = S of the short sequence, 4..64
+  int head = 0;     // query head shown large
   int layer = 0;
-  int picture_window = 8;          // 1..64
-  std::int64_t seed = 1;           // 0..2^32-1
+  int picture_window = 8;  // 1..64
+  std::int64_t seed = 1;   // 0..2^32-1
 };
 
 struct Settings {
-  std::string preset = "llama-3-8b";   // empty when the model came from a config.json
-  std::string import_path;             // that config.json
+  std::string preset = "llama-3-8b";  // empty when the model came from a config.json
+  std::string import_path;            // that config.json
   // The base model as edited in the model panel (every dimension), when it was edited; it
   // replaces the preset's / config's numbers on restart. Must validate, else it is dropped.
   std::optional<attn::ModelConfig> edited_model;
@@ -75,7 +75,7 @@ struct Settings {
   std::int64_t seq = 32768;
   std::int64_t batch = 1;
   std::string gpu = "H200";
-  std::array<bool, 6> show = {true, true, true, true, true, false};  // panel_names() order
+  PanelFlags show = first_start_panels();  // indexed by PanelId (app/panel_table.h)
   float ui_scale = 1.0f;
   bool mla_naive = false;
   ModelViewSettings model_view;

@@ -59,8 +59,10 @@ void SettingsSaver::run() {
     }
     lock.lock();
     writing_ = false;
-    if (failed) error_ = std::move(failed);
-    else ++writes_;
+    if (failed)
+      error_ = std::move(failed);
+    else
+      ++writes_;
     cv_.notify_all();  // flush() waits for this
   }
 }

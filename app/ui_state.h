@@ -8,13 +8,13 @@ namespace app {
 struct UiState {
   bool open_import_popup = false;  // set by the menu, consumed when the popup opens
   bool open_export_popup = false;
-  int export_kind = 0;             // 0 PNG of the window, 1 KV table CSV, 2 KV table JSON
+  int export_kind = 0;  // 0 PNG of the window, 1 KV table CSV, 2 KV table JSON
   char export_path[1024] = "";
-  std::string export_error;        // shown in the export popup
+  std::string export_error;  // shown in the export popup
   // A PNG export asked for by the menu; main.cpp reads the framebuffer after the next render,
   // writes the file and clears this (the frame code never touches OpenGL).
   std::string png_request;
-  std::string status;              // last message, shown in the status bar
+  std::string status;  // last message, shown in the status bar
   // Time each panel took to build in the last frame (ms, panel_names() order; 0 when not
   // drawn), measured by draw_frame for the frame statistics (app/frame_stats.h).
   std::array<double, 6> panel_ms{};

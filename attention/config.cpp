@@ -30,11 +30,16 @@ Variant grouped_variant_for(int q_heads, int kv_heads) {
 
 std::string_view variant_name(Variant v) {
   switch (v) {
-    case Variant::kMha: return "mha";
-    case Variant::kMqa: return "mqa";
-    case Variant::kGqa: return "gqa";
-    case Variant::kSwa: return "swa";
-    case Variant::kMla: return "mla";
+    case Variant::kMha:
+      return "mha";
+    case Variant::kMqa:
+      return "mqa";
+    case Variant::kGqa:
+      return "gqa";
+    case Variant::kSwa:
+      return "swa";
+    case Variant::kMla:
+      return "mla";
   }
   return "?";
 }
@@ -51,10 +56,13 @@ std::string_view layer_kind_name(LayerKind k) {
   return k == LayerKind::kSliding ? "sliding" : "full";
 }
 
+double default_scale(int qk_width) {
+  return qk_width > 0 ? 1.0 / std::sqrt(static_cast<double>(qk_width)) : 0.0;
+}
+
 double LayerShape::effective_scale() const {
   if (scale > 0.0) return scale;
-  const int width = variant == Variant::kMla ? latent_dim + rope_dim : head_dim;
-  return width > 0 ? 1.0 / std::sqrt(static_cast<double>(width)) : 0.0;
+  return default_scale(variant == Variant::kMla ? latent_dim + rope_dim : head_dim);
 }
 
 void LayerShape::validate() const {
@@ -233,8 +241,12 @@ ModelConfig apply_what_if(const ModelConfig& model, const WhatIf& w) {
     m.scale = 0.0;
   }
   switch (w.variant) {
-    case Variant::kMha: m.kv_heads = m.q_heads; break;
-    case Variant::kMqa: m.kv_heads = 1; break;
+    case Variant::kMha:
+      m.kv_heads = m.q_heads;
+      break;
+    case Variant::kMqa:
+      m.kv_heads = 1;
+      break;
     case Variant::kGqa:
     case Variant::kSwa:
       if (w.kv_heads != 0) {
@@ -245,7 +257,8 @@ ModelConfig apply_what_if(const ModelConfig& model, const WhatIf& w) {
         m.kv_heads = w.kv_heads;
       }
       break;
-    case Variant::kMla: break;
+    case Variant::kMla:
+      break;
   }
   if (w.variant == Variant::kSwa) {
     check_range("window", w.window, 1, Limits::kMaxSeq);

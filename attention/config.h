@@ -1,6 +1,6 @@
 // Configuration of one attention layer (LayerShape) and of a whole model (ModelConfig).
 //
-// Vocabulary (DESIGN.md section 2): B batch, S cached length, Hq query heads, Hkv kv heads,
+// Vocabulary (docs/DESIGN.md section 2): B batch, S cached length, Hq query heads, Hkv kv heads,
 // G = Hq / Hkv, D head dim, Dv value head dim, W window, Dl latent dim, Dr decoupled RoPE dim.
 #pragma once
 #include <cstdint>
@@ -15,9 +15,17 @@ namespace attn {
 // a window); MLA is DeepSeek's multi-head latent attention.
 enum class Variant { kMha, kMqa, kGqa, kSwa, kMla };
 
-std::string_view variant_name(Variant v);                   // "mha", "mqa", "gqa", "swa", "mla"
+std::string_view variant_name(Variant v);                     // "mha", "mqa", "gqa", "swa", "mla"
 std::optional<Variant> parse_variant(std::string_view name);  // lower-case names above
-bool is_grouped(Variant v);                                  // every variant but MLA
+bool is_grouped(Variant v);                                   // every variant but MLA
+
+// The default softmax scale, 1 / sqrt(width of q . k): D for the GQA family, Dl + Dr for MLA's
+// absorbed form (docs/DESIGN.md section 2). 0 for a width < 1. Every default scale comes from here.
+double default_scale(int qk_width);
+// `scale` when it is set (non-zero), else default_scale(qk_width).
+inline double resolve_scale(double scale, int qk_width) {
+  return scale != 0 ? scale : default_scale(qk_width);
+}
 
 enum class LayerKind { kFull, kSliding };
 std::string_view layer_kind_name(LayerKind k);  // "full", "sliding"
@@ -44,26 +52,26 @@ struct LayerShape {
 
 // A whole model: the attention shape of its layers plus the layer pattern.
 struct ModelConfig {
-  std::string name;          // preset name (llama-3-8b) or the imported file's name
-  std::string display_name;  // "Llama-3-8B"
-  std::string source;        // where the numbers come from (HF repo id, file path)
-  std::string model_type;    // HF model_type, when known
+  std::string name;                 // preset name (llama-3-8b) or the imported file's name
+  std::string display_name;         // "Llama-3-8B"
+  std::string source;               // where the numbers come from (HF repo id, file path)
+  std::string model_type;           // HF model_type, when known
   Variant variant = Variant::kGqa;  // family of the model's attention (swa when all layers slide)
-  int num_layers = 0;        // L
+  int num_layers = 0;               // L
   int hidden_size = 0;
-  int q_heads = 0;           // Hq
-  int kv_heads = 0;          // Hkv (MLA: the number of heads the latent is expanded to = Hq)
-  int head_dim = 0;          // D per head (MLA: qk_nope + qk_rope, the naive per-head q/k width)
-  int value_dim = 0;         // Dv (MLA: v_head_dim)
+  int q_heads = 0;    // Hq
+  int kv_heads = 0;   // Hkv (MLA: the number of heads the latent is expanded to = Hq)
+  int head_dim = 0;   // D per head (MLA: qk_nope + qk_rope, the naive per-head q/k width)
+  int value_dim = 0;  // Dv (MLA: v_head_dim)
   // MLA only.
-  int latent_dim = 0;        // Dl = kv_lora_rank
-  int rope_dim = 0;          // Dr = qk_rope_head_dim
-  int qk_nope_dim = 0;       // qk_nope_head_dim
-  int q_lora_rank = 0;       // 0 = no query compression
-  int window = 0;            // W of the sliding layers, 0 = none
+  int latent_dim = 0;             // Dl = kv_lora_rank
+  int rope_dim = 0;               // Dr = qk_rope_head_dim
+  int qk_nope_dim = 0;            // qk_nope_head_dim
+  int q_lora_rank = 0;            // 0 = no query compression
+  int window = 0;                 // W of the sliding layers, 0 = none
   std::vector<LayerKind> layers;  // one entry per layer, size num_layers
-  std::int64_t max_seq = 0;  // maximum context (max_position_embeddings); 0 = not stated
-  double scale = 0.0;        // softmax scale; 0 = the variant's default
+  std::int64_t max_seq = 0;       // maximum context (max_position_embeddings); 0 = not stated
+  double scale = 0.0;             // softmax scale; 0 = the variant's default
   // What the importer assumed or ignored (an HF class default used for a missing field, a
   // sliding_window switched off by use_sliding_window, ...), one sentence each, for display.
   std::vector<std::string> notes;
@@ -71,9 +79,10 @@ struct ModelConfig {
   // The shape one layer's decode kernel sees (for MLA the absorbed form).
   LayerShape layer_shape(int layer) const;
   int num_sliding() const;
-  bool is_hybrid() const;               // both sliding and full layers
-  std::string pattern_description() const;  // "all full", "all sliding (W 4096)", "5 sliding : 1 full"
-  void validate() const;                // throws InputError naming the field
+  bool is_hybrid() const;  // both sliding and full layers
+  std::string pattern_description()
+      const;              // "all full", "all sliding (W 4096)", "5 sliding : 1 full"
+  void validate() const;  // throws InputError naming the field
 };
 
 // "What if" mode: the same model with another attention variant. kv_heads is used by GQA
@@ -85,10 +94,10 @@ struct ModelConfig {
 // their window, e.g. Gemma 2 with MQA heads).
 struct WhatIf {
   Variant variant = Variant::kGqa;
-  int kv_heads = 0;     // GQA / SWA: 0 = keep the model's
-  int latent_dim = 512; // MLA
-  int rope_dim = 64;    // MLA
-  int window = 4096;    // SWA: applied to every layer
+  int kv_heads = 0;           // GQA / SWA: 0 = keep the model's
+  int latent_dim = 512;       // MLA
+  int rope_dim = 64;          // MLA
+  int window = 4096;          // SWA: applied to every layer
   bool keep_windows = false;  // mha / mqa / gqa: keep the model's sliding layers
 };
 ModelConfig apply_what_if(const ModelConfig& model, const WhatIf& what_if);
@@ -100,8 +109,8 @@ struct Limits {
   static constexpr int kMaxHeadDim = 4096;
   static constexpr std::int64_t kMaxSeq = std::int64_t(1) << 26;  // 67M tokens
   static constexpr std::int64_t kMaxBatch = 1 << 20;
-  static constexpr std::int64_t kMaxConfigBytes = 16ll << 20;      // config.json, settings
-  static constexpr std::int64_t kMaxTensorBytes = 16ll << 30;      // one .npy file
+  static constexpr std::int64_t kMaxConfigBytes = 16ll << 20;  // config.json, settings
+  static constexpr std::int64_t kMaxTensorBytes = 16ll << 30;  // one .npy file
 };
 
 }  // namespace attn

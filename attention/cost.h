@@ -13,11 +13,11 @@ namespace attn {
 enum class MlaForm { kAbsorbed, kNaive };
 
 struct DecodeCost {
-  double kv_bytes = 0;   // cache read (only the window for sliding layers)
-  double q_bytes = 0;    // query read
-  double o_bytes = 0;    // output written
+  double kv_bytes = 0;      // cache read (only the window for sliding layers)
+  double q_bytes = 0;       // query read
+  double o_bytes = 0;       // output written
   double weight_bytes = 0;  // MLA: W_UK / W_UV read by the step (naive and absorbed)
-  double flops = 0;      // multiply-adds counted as 2 FLOPs
+  double flops = 0;         // multiply-adds counted as 2 FLOPs
   double total_bytes() const { return kv_bytes + q_bytes + o_bytes + weight_bytes; }
   double intensity() const { return total_bytes() > 0 ? flops / total_bytes() : 0; }  // FLOP/B
 };

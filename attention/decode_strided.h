@@ -9,14 +9,14 @@
 namespace attn {
 
 struct StridedDecode {
-  std::int64_t batch = 0;   // B
-  std::int64_t seq = 0;     // S
-  int q_heads = 0;          // Hq
-  int kv_heads = 0;         // Hkv, divides Hq
-  int head_dim = 0;         // D: width of q rows and k rows
-  int value_dim = 0;        // Dv: width of v rows
-  int window = 0;           // W, 0 = full
-  double scale = 0;         // resolved (never 0 here)
+  std::int64_t batch = 0;    // B
+  std::int64_t seq = 0;      // S
+  int q_heads = 0;           // Hq
+  int kv_heads = 0;          // Hkv, divides Hq
+  int head_dim = 0;          // D: width of q rows and k rows
+  int value_dim = 0;         // Dv: width of v rows
+  int window = 0;            // W, 0 = full
+  double scale = 0;          // resolved (never 0 here)
   const float* q = nullptr;  // [B, Hq, D], contiguous
   const float* k = nullptr;  // k[b, t, h, :] at k + b*k_batch + t*k_pos + h*k_head
   std::int64_t k_batch = 0, k_pos = 0, k_head = 0;

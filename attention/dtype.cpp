@@ -53,11 +53,16 @@ float e4m3_magnitude(std::uint8_t code) {  // code in 0 .. 0x7e
 
 std::string_view dtype_name(DType dt) {
   switch (dt) {
-    case DType::kFp32: return "fp32";
-    case DType::kFp16: return "fp16";
-    case DType::kBf16: return "bf16";
-    case DType::kFp8: return "fp8";
-    case DType::kMxfp4: return "mxfp4";
+    case DType::kFp32:
+      return "fp32";
+    case DType::kFp16:
+      return "fp16";
+    case DType::kBf16:
+      return "bf16";
+    case DType::kFp8:
+      return "fp8";
+    case DType::kMxfp4:
+      return "mxfp4";
   }
   return "?";
 }
@@ -89,11 +94,15 @@ std::uint64_t dtype_storage_bytes(DType dt, std::uint64_t n_rows, std::uint64_t 
 
 double dtype_bytes_per_element(DType dt) {
   switch (dt) {
-    case DType::kFp32: return 4.0;
+    case DType::kFp32:
+      return 4.0;
     case DType::kFp16:
-    case DType::kBf16: return 2.0;
-    case DType::kFp8: return 1.0;
-    case DType::kMxfp4: return 0.5 + 1.0 / 32.0;
+    case DType::kBf16:
+      return 2.0;
+    case DType::kFp8:
+      return 1.0;
+    case DType::kMxfp4:
+      return 0.5 + 1.0 / 32.0;
   }
   return 0.0;
 }

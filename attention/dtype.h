@@ -12,7 +12,7 @@ namespace attn {
 // element plus one 1-byte shared scale per 32 elements.
 enum class DType { kFp32, kFp16, kBf16, kFp8, kMxfp4 };
 
-std::string_view dtype_name(DType dt);             // "fp32", "fp16", "bf16", "fp8", "mxfp4"
+std::string_view dtype_name(DType dt);                    // "fp32", "fp16", "bf16", "fp8", "mxfp4"
 std::optional<DType> parse_dtype(std::string_view name);  // accepts the names above only
 
 // Bytes to store n elements laid out as rows of row_len elements (mxfp4 scales are per block

@@ -1,4 +1,4 @@
-// Hugging Face config.json import (DESIGN.md section 4).
+// Hugging Face config.json import (docs/DESIGN.md section 4).
 //
 // Rules, each one because real files differ (and public calculators get them wrong):
 //   layers / heads / width  num_hidden_layers, num_attention_heads, hidden_size; the GPT-2 /
@@ -91,10 +91,14 @@ const ClassDefaults* class_defaults(const std::string& model_type) {
 
 std::string describe(const json& v) {
   switch (v.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::boolean: return v.get<bool>() ? "true" : "false";
-    case json::value_t::object: return "an object";
-    case json::value_t::array: return "an array";
+    case json::value_t::null:
+      return "null";
+    case json::value_t::boolean:
+      return v.get<bool>() ? "true" : "false";
+    case json::value_t::object:
+      return "an object";
+    case json::value_t::array:
+      return "an array";
     case json::value_t::string: {  // quoted and escaped, so an error stays on one line
       std::string s = v.dump(-1, ' ', true, json::error_handler_t::replace);
       if (s.size() > 48) s = s.substr(0, 44) + "...\"";
@@ -110,7 +114,8 @@ std::string describe(const json& v) {
       }
       return "?";
     }
-    default: return v.dump();  // integers
+    default:
+      return v.dump();  // integers
   }
 }
 
@@ -463,7 +468,7 @@ ModelConfig import_hf_config_text(const std::string& text, const std::string& or
     if (!rs) rs = f.find("rope_parameters");  // transformers 5 spelling
     if (rs && rs->is_object()) {
       // DeepSeek's YaRN also multiplies the softmax scale by mscale^2 (HF DeepseekV3Attention);
-      // DESIGN.md fixes the scale at 1/sqrt(qk_nope + qk_rope), so say what is left out.
+      // docs/DESIGN.md fixes the scale at 1/sqrt(qk_nope + qk_rope), so say what is left out.
       const auto fa = rs->find("factor"), ms = rs->find("mscale_all_dim");
       if (fa != rs->end() && ms != rs->end() && fa->is_number() && ms->is_number() &&
           fa->get<double>() > 1.0 && ms->get<double>() > 0.0) {

@@ -1,4 +1,4 @@
-// Hugging Face config.json import (DESIGN.md section 4). Every rule there is implemented and
+// Hugging Face config.json import (docs/DESIGN.md section 4). Every rule there is implemented and
 // tested: explicit head_dim, Falcon-style fields, MLA fields, when sliding_window applies
 // (use_sliding_window, layer_types, sliding_window_pattern, implied Gemma 2 alternation) and
 // nested text_config.

@@ -1,4 +1,4 @@
-// KV-cache accounting (DESIGN.md section 4).
+// KV-cache accounting (docs/DESIGN.md section 4).
 //
 // Per layer and token: a grouped layer stores K and V rows for each kv head, Hkv * (D + Dv)
 // elements (= 2 * Hkv * D, as D = Dv in the grouped family); an MLA layer stores one latent row

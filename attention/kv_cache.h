@@ -1,4 +1,4 @@
-// KV-cache accounting (DESIGN.md section 4): per layer and token, GQA family 2 * Hkv * D *
+// KV-cache accounting (docs/DESIGN.md section 4): per layer and token, GQA family 2 * Hkv * D *
 // bytes(DT), MLA (Dl + Dr) * bytes(DT); a sliding layer stores min(S, W) tokens. Under tensor
 // parallelism N each device holds ceil(Hkv / N) kv heads of a GQA layer; MLA's latent is
 // replicated on every device.
@@ -14,9 +14,9 @@ namespace attn {
 
 struct KvLayerBytes {
   LayerKind kind = LayerKind::kFull;
-  int window = 0;                     // 0 for a full layer
-  std::uint64_t bytes = 0;            // this layer, whole batch and sequence
-  std::uint64_t per_device_bytes = 0; // what one device holds of it under TP
+  int window = 0;                      // 0 for a full layer
+  std::uint64_t bytes = 0;             // this layer, whole batch and sequence
+  std::uint64_t per_device_bytes = 0;  // what one device holds of it under TP
 };
 
 struct KvReport {

@@ -41,12 +41,12 @@ constexpr int kMaxNesting = 16;
 
 struct PyValue {
   enum Type { kStr, kInt, kBool, kNone, kTuple, kList, kDict } type = kNone;
-  std::string str;            // kStr
-  std::int64_t integer = 0;   // kInt
-  bool int_overflow = false;  // kInt that does not fit int64
-  bool boolean = false;       // kBool
-  std::vector<PyValue> items; // kTuple, kList, kDict (key, value, key, value, ...)
-  std::string text;           // the source text, for messages
+  std::string str;             // kStr
+  std::int64_t integer = 0;    // kInt
+  bool int_overflow = false;   // kInt that does not fit int64
+  bool boolean = false;        // kBool
+  std::vector<PyValue> items;  // kTuple, kList, kDict (key, value, key, value, ...)
+  std::string text;            // the source text, for messages
 };
 
 class LiteralParser {
@@ -74,15 +74,15 @@ class LiteralParser {
     return "'" + e + "'";
   }
   void skip_space() {
-    while (pos_ < src_.size() && (src_[pos_] == ' ' || src_[pos_] == '\t' || src_[pos_] == '\n' ||
-                                  src_[pos_] == '\r'))
+    while (pos_ < src_.size() &&
+           (src_[pos_] == ' ' || src_[pos_] == '\t' || src_[pos_] == '\n' || src_[pos_] == '\r'))
       ++pos_;
   }
   bool peek(char c) const { return pos_ < src_.size() && src_[pos_] == c; }
 
   PyValue parse_value(int depth) {
-    if (depth > kMaxNesting) fail("at most " + std::to_string(kMaxNesting) + " nested brackets",
-                                  "deeper nesting");
+    if (depth > kMaxNesting)
+      fail("at most " + std::to_string(kMaxNesting) + " nested brackets", "deeper nesting");
     if (pos_ >= src_.size()) fail("a value", "the end of the header");
     const std::size_t start = pos_;
     PyValue v;
@@ -191,22 +191,32 @@ class LiteralParser {
 
 std::size_t item_size(NpyKind k) {
   switch (k) {
-    case NpyKind::kF16: return 2;
-    case NpyKind::kF32: return 4;
-    case NpyKind::kF64: return 8;
-    case NpyKind::kI32: return 4;
-    case NpyKind::kI64: return 8;
+    case NpyKind::kF16:
+      return 2;
+    case NpyKind::kF32:
+      return 4;
+    case NpyKind::kF64:
+      return 8;
+    case NpyKind::kI32:
+      return 4;
+    case NpyKind::kI64:
+      return 8;
   }
   return 0;
 }
 
 const char* kind_descr(NpyKind k) {
   switch (k) {
-    case NpyKind::kF16: return "'<f2' (float16)";
-    case NpyKind::kF32: return "'<f4' (float32)";
-    case NpyKind::kF64: return "'<f8' (float64)";
-    case NpyKind::kI32: return "'<i4' (int32)";
-    case NpyKind::kI64: return "'<i8' (int64)";
+    case NpyKind::kF16:
+      return "'<f2' (float16)";
+    case NpyKind::kF32:
+      return "'<f4' (float32)";
+    case NpyKind::kF64:
+      return "'<f8' (float64)";
+    case NpyKind::kI32:
+      return "'<i4' (int32)";
+    case NpyKind::kI64:
+      return "'<i8' (int64)";
   }
   return "?";
 }
@@ -243,8 +253,7 @@ Preamble parse_preamble(const unsigned char* p, std::size_t avail, std::uint64_t
     throw InputError(origin + ": expected " + magic_text + ", found a file of only " +
                      std::to_string(file_size) + " bytes");
   if (std::memcmp(p, kMagic, sizeof kMagic) != 0)
-    throw InputError(origin + ": expected " + magic_text + ", found the bytes " +
-                     hex_bytes(p, 6));
+    throw InputError(origin + ": expected " + magic_text + ", found the bytes " + hex_bytes(p, 6));
   Preamble pre;
   pre.major = p[6];
   pre.minor = p[7];
@@ -285,13 +294,15 @@ NpyKind parse_descr(const PyValue& d, const std::string& origin) {
   if (s == "<i4") return NpyKind::kI32;
   if (s == "<i8") return NpyKind::kI64;
   std::string why;
-  if (!s.empty() && s[0] == '>') why = " (big-endian: save it as little-endian, arr.astype('<" +
-                                       s.substr(1) + "'))";
-  else if (s.find('O') != std::string::npos) why = " (Python objects)";
-  else if (!s.empty() && s[0] == '|') why = " (no byte order: not a supported type)";
-  else why = " (unsupported element type)";
-  throw InputError(origin + ": header 'descr': expected " + expected + ", found '" + s + "'" +
-                   why);
+  if (!s.empty() && s[0] == '>')
+    why = " (big-endian: save it as little-endian, arr.astype('<" + s.substr(1) + "'))";
+  else if (s.find('O') != std::string::npos)
+    why = " (Python objects)";
+  else if (!s.empty() && s[0] == '|')
+    why = " (no byte order: not a supported type)";
+  else
+    why = " (unsupported element type)";
+  throw InputError(origin + ": header 'descr': expected " + expected + ", found '" + s + "'" + why);
 }
 
 std::string shape_text(const std::vector<std::int64_t>& shape) { return shape_string(shape); }
@@ -307,13 +318,16 @@ std::string bytes_text(std::uint64_t n) {
 Header parse_header_dict(const std::string& text, const Preamble& pre, std::uint64_t file_size,
                          std::int64_t max_bytes, const std::string& origin) {
   if (text.empty() || text.back() != '\n')
-    throw InputError(origin + ": header: expected a dict padded with spaces and ended by a "
+    throw InputError(origin +
+                     ": header: expected a dict padded with spaces and ended by a "
                      "newline, found no newline at the end of the " +
                      std::to_string(text.size()) + "-byte header");
   const PyValue dict = LiteralParser(text, origin).parse_top();
   if (dict.type != PyValue::kDict)
-    throw InputError(origin + ": header: expected a dict {'descr': ..., 'fortran_order': ..., "
-                     "'shape': ...}, found " + dict.text.substr(0, 40));
+    throw InputError(origin +
+                     ": header: expected a dict {'descr': ..., 'fortran_order': ..., "
+                     "'shape': ...}, found " +
+                     dict.text.substr(0, 40));
   const PyValue* descr = nullptr;
   const PyValue* fortran = nullptr;
   const PyValue* shape = nullptr;
@@ -327,24 +341,31 @@ Header parse_header_dict(const std::string& text, const Preamble& pre, std::uint
       if (key.str == "shape") slot = &shape;
     }
     if (!slot)
-      throw InputError(origin + ": header: expected only the keys 'descr', 'fortran_order' and "
-                       "'shape', found the key " + key.text);
+      throw InputError(origin +
+                       ": header: expected only the keys 'descr', 'fortran_order' and "
+                       "'shape', found the key " +
+                       key.text);
     if (*slot)
       throw InputError(origin + ": header: expected each key once, found " + key.text + " twice");
     *slot = value;
   }
-  const char* missing = !descr ? "'descr'" : !fortran ? "'fortran_order'" : !shape ? "'shape'"
-                                                                                    : nullptr;
+  const char* missing = !descr     ? "'descr'"
+                        : !fortran ? "'fortran_order'"
+                        : !shape   ? "'shape'"
+                                   : nullptr;
   if (missing)
-    throw InputError(origin + ": header: expected the keys 'descr', 'fortran_order' and "
-                     "'shape', found no " + missing);
+    throw InputError(origin +
+                     ": header: expected the keys 'descr', 'fortran_order' and "
+                     "'shape', found no " +
+                     missing);
 
   Header h;
   h.kind = parse_descr(*descr, origin);
   if (fortran->type != PyValue::kBool)
     throw InputError(origin + ": header 'fortran_order': expected False, found " + fortran->text);
   if (fortran->boolean)
-    throw InputError(origin + ": header 'fortran_order': expected False (C order), found True "
+    throw InputError(origin +
+                     ": header 'fortran_order': expected False (C order), found True "
                      "(save np.ascontiguousarray(arr) instead)");
 
   const std::string shape_expected = "a tuple of non-negative integers such as (2, 54, 8, 128)";
@@ -374,14 +395,16 @@ Header parse_header_dict(const std::string& text, const Preamble& pre, std::uint
       bytes = 0;
       over = false;
     } else if (!over && bytes != 0) {  // a zero dimension keeps the array empty
-      if (bytes > limit / dim) over = true;
-      else bytes *= dim;
+      if (bytes > limit / dim)
+        over = true;
+      else
+        bytes *= dim;
     }
   }
   if (over || bytes > limit)
     throw InputError(origin + ": expected at most " + bytes_text(limit) +
-                     " of data (the tensor size limit), found a shape " +
-                     shape_text(h.shape) + " of " + kind_descr(h.kind) + " that needs more");
+                     " of data (the tensor size limit), found a shape " + shape_text(h.shape) +
+                     " of " + kind_descr(h.kind) + " that needs more");
   h.data_bytes = bytes;
   h.data_offset = pre.header_start + pre.header_len;
   const std::uint64_t have = file_size - h.data_offset;
@@ -439,8 +462,7 @@ NpyArray parse_npy(const unsigned char* data, std::size_t size, const std::strin
 
 NpyArray read_npy(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0)
-    throw InputError(path + ": cannot open: " + errno_text());
+  if (::stat(path.c_str(), &st) != 0) throw InputError(path + ": cannot open: " + errno_text());
   if (!S_ISREG(st.st_mode))
     throw InputError(path + ": expected a regular .npy file, found " +
                      (S_ISDIR(st.st_mode) ? "a directory" : "something else"));

@@ -26,8 +26,7 @@ constexpr unsigned char kMagic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 std::string errno_text() { return std::strerror(errno); }
 
 std::vector<unsigned char> npy_with_header(const std::vector<std::int64_t>& shape,
-                                           const char* descr, const void* data,
-                                           std::size_t bytes) {
+                                           const char* descr, const void* data, std::size_t bytes) {
   std::string dict = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (";
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (i) dict += ", ";
@@ -59,21 +58,20 @@ std::vector<unsigned char> npy_with_header(const std::vector<std::int64_t>& shap
 void check_numel(const std::vector<std::int64_t>& shape, std::size_t n, const char* what) {
   std::size_t want = 1;
   for (std::int64_t d : shape) {
-    if (d < 0) throw InputError(std::string(what) + ": negative dimension in " +
-                                shape_string(shape));
+    if (d < 0)
+      throw InputError(std::string(what) + ": negative dimension in " + shape_string(shape));
     want *= static_cast<std::size_t>(d);
   }
   if (want != n)
     throw InputError(std::string(what) + ": expected " + std::to_string(want) +
-                     " elements for shape " + shape_string(shape) + ", found " +
-                     std::to_string(n));
+                     " elements for shape " + shape_string(shape) + ", found " + std::to_string(n));
 }
 
 void write_all_atomic(const std::string& path, const unsigned char* data, std::size_t size) {
   // The pid keeps processes apart, the counter threads of one process (the explorer's jobs).
   static std::atomic<unsigned> counter{0};
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid()) + "-" +
-                          std::to_string(counter.fetch_add(1));
+  const std::string tmp =
+      path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
   int mode = 0666;  // reduced by the umask, like any new file
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
@@ -111,7 +109,9 @@ void write_all_atomic(const std::string& path, const unsigned char* data, std::s
   }
   // Make the rename itself durable (best effort: not every filesystem allows it).
   const std::size_t slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : path.substr(0, slash);
   const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     (void)::fsync(dfd);

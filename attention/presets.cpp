@@ -16,7 +16,8 @@
 namespace attn {
 namespace {
 
-// Stable order: the order of DESIGN.md's list (families in the order a tour meets them), then
+// Stable order: the list below (families in the order a tour meets them: MHA, MQA, GQA, SWA,
+// hybrids, MLA), then
 // any other preset file by name.
 const std::vector<std::string>& preferred_order() {
   static const std::vector<std::string> k = {

@@ -1,6 +1,6 @@
 // CPU reference implementations (the truth the kernels are checked against).
 //
-// Layouts (DESIGN.md section 2), row-major:
+// Layouts (docs/DESIGN.md section 2), row-major:
 //   grouped decode: q [B, Hq, D]; k [B, S, Hkv, D]; v [B, S, Hkv, Dv]; out [B, Hq, Dv]
 //   MLA absorbed:   q [B, H, Dl + Dr]; kv [B, S, Dl + Dr]; out [B, H, Dl]
 //                   (keys are all Dl + Dr columns of kv, values its first Dl)
@@ -55,12 +55,12 @@ void decode_mla_absorbed(const MlaDecodeShape& s, const float* q, const float* k
 struct MlaNaiveShape {
   std::int64_t batch = 1;
   std::int64_t seq = 1;
-  int heads = 1;        // H
-  int nope_dim = 128;   // Dn = qk_nope_head_dim
-  int rope_dim = 64;    // Dr
-  int latent_dim = 512; // Dl
-  int value_dim = 128;  // Dv
-  double scale = 0;     // 0 = 1/sqrt(Dn + Dr)
+  int heads = 1;         // H
+  int nope_dim = 128;    // Dn = qk_nope_head_dim
+  int rope_dim = 64;     // Dr
+  int latent_dim = 512;  // Dl
+  int value_dim = 128;   // Dv
+  double scale = 0;      // 0 = 1/sqrt(Dn + Dr)
 };
 void decode_mla_naive(const MlaNaiveShape& s, const float* q_nope, const float* q_rope,
                       const float* latent, const float* k_rope, const float* w_uk,

@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "attention/config.h"
 #include "attention/decode_strided.h"
 #include "attention/error.h"
 #include "attention/reference.h"
@@ -39,7 +40,8 @@
 // GCC's target_clones compiles it three times and picks one at load time (ifunc).
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
     !defined(__SANITIZE_THREAD__)  // TSan cannot run ifunc resolvers before it starts
-#define ATTN_MULTIVERSION __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define ATTN_MULTIVERSION \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define ATTN_MULTIVERSION
 #endif
@@ -58,9 +60,9 @@ constexpr int kMaxChunks = 64;
 // One item's view of the problem: kv heads [0, Hkv) of one sequence. All the heads of a
 // position are adjacent in memory, so an item streams through contiguous rows.
 struct ItemRows {
-  const float* q;   // [Hq, D], query head h = kv head h / G
-  const float* k;   // key row of position t, kv head h: k + t * k_pos + h * k_head
-  const float* v;   // likewise
+  const float* q;  // [Hq, D], query head h = kv head h / G
+  const float* k;  // key row of position t, kv head h: k + t * k_pos + h * k_head
+  const float* v;  // likewise
   std::int64_t k_pos, k_head, v_pos, v_head;
   int Hkv, G, D, Dv;
   double scale;
@@ -68,10 +70,10 @@ struct ItemRows {
 
 template <class Acc>
 struct Scratch {
-  std::vector<Acc> qs;      // [Hq, D] scaled queries
-  std::vector<Acc> scores;  // [Hq, kBlock] scores, then weights
-  std::vector<const float*> vrows;  // [kBlock] value rows of kv head 0
-  std::vector<Acc> acc;     // [Hq, Dv] output accumulator
+  std::vector<Acc> qs;                    // [Hq, D] scaled queries
+  std::vector<Acc> scores;                // [Hq, kBlock] scores, then weights
+  std::vector<const float*> vrows;        // [kBlock] value rows of kv head 0
+  std::vector<Acc> acc;                   // [Hq, Dv] output accumulator
   std::vector<SoftmaxState<Acc>> states;  // [Hq]
 };
 
@@ -288,7 +290,8 @@ Split split_for(const StridedDecode& p) {
   const std::int64_t span = p.window > 0 ? std::min<std::int64_t>(p.seq, p.window) : p.seq;
   if (p.batch > 0 && span > kMinChunk) {
     const std::int64_t want = (kTargetItems + p.batch - 1) / p.batch;
-    const std::int64_t most = std::min<std::int64_t>((span + kMinChunk - 1) / kMinChunk, kMaxChunks);
+    const std::int64_t most =
+        std::min<std::int64_t>((span + kMinChunk - 1) / kMinChunk, kMaxChunks);
     s.chunks = std::max<std::int64_t>(1, std::min(want, most));
   }
   s.chunk_len = s.chunks > 1 ? (span + s.chunks - 1) / s.chunks : std::max<std::int64_t>(span, 1);
@@ -340,7 +343,7 @@ void decode_strided(const StridedDecode& p, Acc* out, int threads) {
     sc.acc.resize(static_cast<std::size_t>(out_per_b));
     sc.states.resize(static_cast<std::size_t>(Hq));
   }
-  std::vector<Acc> part_acc;  // [items, Hq, Dv] when positions are split
+  std::vector<Acc> part_acc;                  // [items, Hq, Dv] when positions are split
   std::vector<SoftmaxState<Acc>> part_state;  // [items, Hq]
   if (split.chunks > 1) {
     part_acc.resize(static_cast<std::size_t>(split.items * out_per_b));
@@ -436,7 +439,7 @@ void decode_grouped(const GroupedDecodeShape& s, const float* q, const float* k,
   p.head_dim = s.head_dim;
   p.value_dim = s.value_dim;
   p.window = s.window;
-  p.scale = s.scale != 0 ? s.scale : 1.0 / std::sqrt(static_cast<double>(s.head_dim));
+  p.scale = resolve_scale(s.scale, static_cast<int>(s.head_dim));
   p.q = q;
   p.k = k;
   p.k_head = s.head_dim;

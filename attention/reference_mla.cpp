@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "attention/config.h"
 #include "attention/decode_strided.h"
 #include "attention/error.h"
 #include "attention/reference.h"
@@ -59,7 +60,7 @@ void decode_mla_absorbed(const MlaDecodeShape& s, const float* q, const float* k
   p.head_dim = row;
   p.value_dim = s.latent_dim;
   p.window = 0;
-  p.scale = s.scale != 0 ? s.scale : 1.0 / std::sqrt(static_cast<double>(row));
+  p.scale = resolve_scale(s.scale, static_cast<int>(row));
   p.q = q;
   p.k = kv;  // keys: the whole row
   p.k_pos = row;
@@ -83,7 +84,7 @@ void decode_mla_naive(const MlaNaiveShape& s, const float* q_nope, const float* 
                       const float* w_uv, const std::int64_t* lens, double* out) {
   check_naive(s, "mla naive");
   const int H = s.heads, Dn = s.nope_dim, Dr = s.rope_dim, Dl = s.latent_dim, Dv = s.value_dim;
-  const double scale = s.scale != 0 ? s.scale : 1.0 / std::sqrt(static_cast<double>(Dn + Dr));
+  const double scale = resolve_scale(s.scale, static_cast<int>(Dn + Dr));
   std::vector<double> k_nope(static_cast<std::size_t>(Dn));
   std::vector<double> value(static_cast<std::size_t>(Dv));
   std::vector<double> scores;
@@ -141,7 +142,8 @@ void mla_absorb_query(const MlaNaiveShape& s, const float* q_nope, const float* 
       // q_abs[l] = sum_n q_nope[n] * w_uk[h, n, l]: the query seen through W_UK, so that
       // q_abs . latent = q_nope . (W_UK latent).
       for (int n = 0; n < Dn; ++n)
-        for (int l = 0; l < Dl; ++l) acc[static_cast<std::size_t>(l)] += double(qn[n]) * wk[n * Dl + l];
+        for (int l = 0; l < Dl; ++l)
+          acc[static_cast<std::size_t>(l)] += double(qn[n]) * wk[n * Dl + l];
       float* qa = q_abs + (b * H + h) * (Dl + Dr);
       for (int l = 0; l < Dl; ++l) qa[l] = static_cast<float>(acc[static_cast<std::size_t>(l)]);
       const float* qr = q_rope + (b * H + h) * Dr;
@@ -181,8 +183,7 @@ void apply_rope(float* x, std::int64_t n, int rope_dim, const std::int64_t* pos,
   if (rope_dim < 0 || rope_dim % 2 != 0)
     throw InputError("rope: rope_dim: expected an even number >= 0, found " +
                      std::to_string(rope_dim));
-  if (!(theta > 0))
-    throw InputError("rope: theta: expected > 0, found " + std::to_string(theta));
+  if (!(theta > 0)) throw InputError("rope: theta: expected > 0, found " + std::to_string(theta));
   const int half = rope_dim / 2;
   std::vector<double> inv_freq(static_cast<std::size_t>(half));
   for (int i = 0; i < half; ++i)  // HF: 1 / theta^(2i / Dr)

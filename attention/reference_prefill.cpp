@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "attention/config.h"
 #include "attention/error.h"
 #include "attention/reference.h"
 
@@ -19,8 +20,8 @@ constexpr std::int64_t kMaxMatrixEntries = std::int64_t(1) << 24;  // per kept m
 
 void check_field(const char* field, std::int64_t value, std::int64_t lowest) {
   if (value < lowest)
-    throw InputError(std::string("prefill: ") + field + ": expected >= " +
-                     std::to_string(lowest) + ", found " + std::to_string(value));
+    throw InputError(std::string("prefill: ") + field + ": expected >= " + std::to_string(lowest) +
+                     ", found " + std::to_string(value));
 }
 }  // namespace
 
@@ -43,10 +44,10 @@ PrefillResult prefill_grouped(const GroupedDecodeShape& s, std::int64_t t_querie
   const int Hq = s.q_heads, Hkv = s.kv_heads, D = s.head_dim, Dv = s.value_dim;
   const int G = Hq / Hkv;
   if (keep_matrices && T > 0 && S > kMaxMatrixEntries / T / Hq)
-    throw InputError("prefill: kept matrices: expected Hq * T * S <= " +
-                     std::to_string(kMaxMatrixEntries) + ", found " + std::to_string(Hq) + " * " +
-                     std::to_string(T) + " * " + std::to_string(S));
-  const double scale = s.scale != 0 ? s.scale : 1.0 / std::sqrt(static_cast<double>(D));
+    throw InputError(
+        "prefill: kept matrices: expected Hq * T * S <= " + std::to_string(kMaxMatrixEntries) +
+        ", found " + std::to_string(Hq) + " * " + std::to_string(T) + " * " + std::to_string(S));
+  const double scale = resolve_scale(s.scale, static_cast<int>(D));
 
   PrefillResult res;
   res.out = TensorD({T, Hq, Dv});

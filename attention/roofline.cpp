@@ -11,11 +11,14 @@ namespace attn {
 
 double GpuSpec::matrix_flops_per_s(DType kv_dt) const {
   switch (kv_dt) {
-    case DType::kFp32: return fp32_tflops * 1e12;
-    case DType::kFp16: return fp16_tflops * 1e12;
+    case DType::kFp32:
+      return fp32_tflops * 1e12;
+    case DType::kFp16:
+      return fp16_tflops * 1e12;
     case DType::kBf16:
     case DType::kFp8:
-    case DType::kMxfp4: return bf16_tflops * 1e12;
+    case DType::kMxfp4:
+      return bf16_tflops * 1e12;
   }
   return 0;
 }
@@ -46,13 +49,11 @@ double number_field(const json& e, const char* field, const std::string& at, boo
     throw InputError(at + ": field '" + field + "' must be a number, found " + v.type_name());
   const double x = v.get<double>();
   if (!(x >= 0) || x > 1e9)
-    throw InputError(at + ": field '" + field + "' must be between 0 and 1e9, found " +
-                     v.dump());
+    throw InputError(at + ": field '" + field + "' must be between 0 and 1e9, found " + v.dump());
   return x;
 }
 
-std::string string_field(const json& e, const char* field, const std::string& at,
-                         bool required) {
+std::string string_field(const json& e, const char* field, const std::string& at, bool required) {
   if (!e.contains(field)) {
     if (required) throw InputError(at + ": missing field '" + field + "' (a string)");
     return {};
@@ -157,8 +158,8 @@ double compute_bound_group_size(const GpuSpec& gpu, DType kv_dt, int head_dim, i
                                 bool shared_kv_row) {
   const double ridge = gpu.ridge_intensity(kv_dt);
   const double flops_per_head = 2.0 * (head_dim + value_dim);
-  const double bytes = dtype_bytes_per_element(kv_dt) *
-                       (shared_kv_row ? head_dim : head_dim + value_dim);
+  const double bytes =
+      dtype_bytes_per_element(kv_dt) * (shared_kv_row ? head_dim : head_dim + value_dim);
   if (ridge <= 0 || flops_per_head <= 0) return 0;
   return ridge * bytes / flops_per_head;
 }

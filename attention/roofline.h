@@ -17,20 +17,20 @@
 namespace attn {
 
 struct GpuSpec {
-  std::string name;          // short key, e.g. "MI355X" (App::gpu_name, --gpu)
-  std::string full_name;     // "AMD Instinct MI355X"
-  std::string vendor;        // "nvidia" / "amd"
-  std::string memory_type;   // "HBM3e", empty if not given
-  double memory_gb = 0;      // capacity as the vendor prints it (GB = 1e9 bytes)
-  double hbm_tbps = 0;       // peak memory bandwidth, TB/s
-  double bf16_tflops = 0;    // dense matrix (tensor / matrix core) rates, no sparsity
+  std::string name;         // short key, e.g. "MI355X" (App::gpu_name, --gpu)
+  std::string full_name;    // "AMD Instinct MI355X"
+  std::string vendor;       // "nvidia" / "amd"
+  std::string memory_type;  // "HBM3e", empty if not given
+  double memory_gb = 0;     // capacity as the vendor prints it (GB = 1e9 bytes)
+  double hbm_tbps = 0;      // peak memory bandwidth, TB/s
+  double bf16_tflops = 0;   // dense matrix (tensor / matrix core) rates, no sparsity
   double fp16_tflops = 0;
   double fp8_tflops = 0;
-  double fp32_tflops = 0;    // FP32 (vector) rate
-  double l2_mb = 0;          // 0 = not published / unverified
-  double llc_mb = 0;         // last-level cache past L2 (AMD Infinity Cache), 0 = none
-  int compute_units = 0;     // SMs (NVIDIA) or CUs (AMD), 0 = not published
-  std::string source;        // the datasheet(s) the numbers come from
+  double fp32_tflops = 0;  // FP32 (vector) rate
+  double l2_mb = 0;        // 0 = not published / unverified
+  double llc_mb = 0;       // last-level cache past L2 (AMD Infinity Cache), 0 = none
+  int compute_units = 0;   // SMs (NVIDIA) or CUs (AMD), 0 = not published
+  std::string source;      // the datasheet(s) the numbers come from
 
   double bandwidth_bytes_per_s() const { return hbm_tbps * 1e12; }
   double memory_bytes() const { return memory_gb * 1e9; }
@@ -54,12 +54,12 @@ const GpuSpec* find_gpu(const std::string& name);
 double attainable_flops(const GpuSpec& gpu, DType kv_dt, double intensity);
 
 struct RooflineProjection {
-  double bytes = 0;        // moved by the step (cost.total_bytes())
+  double bytes = 0;  // moved by the step (cost.total_bytes())
   double flops = 0;
-  double intensity = 0;    // FLOP/byte
-  double memory_s = 0;     // bytes / bandwidth
-  double compute_s = 0;    // flops / matrix rate (0 when the rate is unknown)
-  double time_s = 0;       // max of the two: the projected floor of the step
+  double intensity = 0;  // FLOP/byte
+  double memory_s = 0;   // bytes / bandwidth
+  double compute_s = 0;  // flops / matrix rate (0 when the rate is unknown)
+  double time_s = 0;     // max of the two: the projected floor of the step
   bool compute_bound = false;
 };
 

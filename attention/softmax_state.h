@@ -73,7 +73,9 @@ struct SoftmaxState {
   ATTN_HD T inv_sum() const { return sum > T(0) ? T(1) / sum : T(0); }
 
   // log-sum-exp of the scores seen: m + log(l); -inf when empty. Useful for storing partials.
-  ATTN_HD T lse() const { return empty() ? -std::numeric_limits<T>::infinity() : max + log_of(sum); }
+  ATTN_HD T lse() const {
+    return empty() ? -std::numeric_limits<T>::infinity() : max + log_of(sum);
+  }
 
  private:
   ATTN_HD static T exp_of(T x) {

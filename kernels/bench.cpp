@@ -10,6 +10,7 @@
 #include <string>
 
 #include "attention/error.h"
+#include "attention/kv_cache.h"
 #include "kernels/bench_cpu.h"
 #include "kernels/bench_gpu.h"
 #include "kernels/gpu.h"
@@ -90,17 +91,57 @@ void BenchCase::validate() const {
     throw InputError("--window: swa needs a window W >= 1");
 }
 
+attn::LayerShape BenchCase::layer_shape() const {
+  attn::LayerShape l;
+  l.variant = variant;
+  l.q_heads = q_heads;
+  l.window = window;
+  l.scale = scale;
+  if (variant == attn::Variant::kMla) {
+    l.kv_heads = 1;
+    l.latent_dim = latent_dim;
+    l.rope_dim = rope_dim;
+    l.head_dim = latent_dim + rope_dim;
+    l.value_dim = latent_dim;
+  } else {
+    l.kv_heads = kv_heads;
+    l.head_dim = head_dim;
+    l.value_dim = head_dim;
+  }
+  return l;
+}
+
+BenchCase BenchCase::from_model(const attn::ModelConfig& model, int layer, std::int64_t batch,
+                                std::int64_t seq, attn::DType dt) {
+  const attn::LayerShape l = model.layer_shape(layer);
+  l.validate();
+  BenchCase c;
+  c.variant = l.variant;
+  c.batch = batch;
+  c.seq = seq;
+  c.q_heads = l.q_heads;
+  c.kv_heads = l.kv_heads;
+  c.head_dim = l.head_dim;
+  c.window = l.window;
+  c.latent_dim = l.latent_dim;
+  c.rope_dim = l.rope_dim;
+  c.scale = l.scale;
+  c.dtype = dt;
+  c.label = model.name + " layer " + std::to_string(layer);
+  return c;
+}
+
+double BenchCase::effective_scale() const { return layer_shape().effective_scale(); }
+
 std::uint64_t BenchCase::kv_bytes() const {
   // Saturating: validate() bounds each factor, not their product.
+  const attn::LayerShape l = layer_shape();
+  if (batch <= 0 || seq <= 0 || l.head_dim <= 0 || l.kv_heads <= 0) return 0;
   const double positions =
       static_cast<double>(window > 0 && window < seq ? window : seq) * static_cast<double>(batch);
-  const bool mla = variant == attn::Variant::kMla;
-  const double rows = mla ? positions : positions * 2.0 * kv_heads;  // K and V rows of D
-  const double row_len = mla ? latent_dim + rope_dim : head_dim;
-  if (rows <= 0 || row_len <= 0) return 0;
-  if (rows * row_len * 4.0 > 1.8e19) return UINT64_MAX;
-  return attn::dtype_storage_bytes(dtype, static_cast<std::uint64_t>(rows),
-                                   static_cast<std::uint64_t>(row_len));
+  const double row_elems = static_cast<double>(l.kv_heads) * (l.head_dim + l.value_dim);
+  if (positions * row_elems * 4.0 > 1.8e19) return UINT64_MAX;
+  return static_cast<std::uint64_t>(positions) * attn::kv_bytes_per_token(l, dtype, 1);
 }
 
 std::string BenchCase::peer_gpu() const {

@@ -1,5 +1,5 @@
 // CPU benchmark of the threaded float reference (attention/reference.h), by the method of
-// DESIGN.md section 5: check against the float64 truth on the same inputs, warm up, rotate
+// docs/DESIGN.md section 5: check against the float64 truth on the same inputs, warm up, rotate
 // input copies past the last-level cache, time many runs, median with min and max, and GB/s
 // beside a streaming-read probe measured in the same run.
 #include "kernels/bench_cpu.h"

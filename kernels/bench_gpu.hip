@@ -1,6 +1,6 @@
 // kernels/bench_gpu.h for GPU builds: one benchmark case on the device.
 //
-// Method (DESIGN.md section 5):
+// Method (docs/DESIGN.md section 5):
 //   1. random inputs from a fixed seed, rounded to the storage dtype (fp8: one scale per tensor);
 //   2. check: output poisoned with NaN, one launch, compared with the CPU float64 reference fed
 //      the same rounded values (|gpu - ref| <= 8e-3 + 2e-2 |ref|, NaN fails); no timing if it
@@ -69,7 +69,9 @@ void fill_uniform(std::vector<float>& x, std::uint64_t seed, float amp) {
 struct Stream {
   hipStream_t s = nullptr;
   Stream() { HIP_CHECK(hipStreamCreateWithFlags(&s, hipStreamNonBlocking)); }
-  ~Stream() { if (s) (void)hipStreamDestroy(s); }
+  ~Stream() {
+    if (s) (void)hipStreamDestroy(s);
+  }
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
 };
@@ -135,8 +137,8 @@ void capture(hipStream_t s, Graph& g, const std::function<void()>& enqueue) {
 
 // One batch of ev.e.size() / 2 timed runs: each the graph next() returns, launched between two
 // events; appends each run's device time in us over `per` to out.
-void time_batch(hipStream_t s, Events& ev, const std::function<hipGraphExec_t()>& next,
-                double per, std::vector<double>& out) {
+void time_batch(hipStream_t s, Events& ev, const std::function<hipGraphExec_t()>& next, double per,
+                std::vector<double>& out) {
   const std::size_t n = ev.e.size() / 2;
   for (std::size_t i = 0; i < n; ++i) {
     HIP_CHECK(hipEventRecord(ev.e[2 * i], s));
@@ -178,11 +180,14 @@ Timing time_runs(const std::function<void(int, hipStream_t)>& launch, int copies
   Timing t;
   int next = 0;
   while (true) {
-    time_batch(stream.s, ev, [&] {
-      const hipGraphExec_t g = graphs[next]->exec;
-      next = (next + 1) % copies;
-      return g;
-    }, 1.0, us);
+    time_batch(
+        stream.s, ev,
+        [&] {
+          const hipGraphExec_t g = graphs[next]->exec;
+          next = (next + 1) % copies;
+          return g;
+        },
+        1.0, us);
     const double secs = seconds_since(t0);
     if (opt.cancel && opt.cancel->load()) {
       t.cancelled = true;
@@ -209,7 +214,8 @@ Timing time_runs(const std::function<void(int, hipStream_t)>& launch, int copies
   std::vector<double> per_step;
   const auto c0 = std::chrono::steady_clock::now();
   while (true) {
-    time_batch(stream.s, cev, [&] { return chain.exec; }, steps, per_step);
+    time_batch(
+        stream.s, cev, [&] { return chain.exec; }, steps, per_step);
     if (opt.cancel && opt.cancel->load()) {
       t.cancelled = true;
       return t;
@@ -224,8 +230,7 @@ Timing time_runs(const std::function<void(int, hipStream_t)>& launch, int copies
 
 // Compares gpu with ref over n elements; returns the max abs error, or throws DeviceError
 // naming the first element out of bounds (NaN included).
-double check_against(const std::vector<float>& gpu, const std::vector<double>& ref,
-                     std::size_t n) {
+double check_against(const std::vector<float>& gpu, const std::vector<double>& ref, std::size_t n) {
   double worst = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const double d = std::fabs(static_cast<double>(gpu[i]) - ref[i]);
@@ -318,15 +323,15 @@ void bench_grouped(const BenchCase& c, const BenchOptions& opt, BenchResult& r) 
   s.head_dim = c.head_dim;
   s.value_dim = c.head_dim;
   s.window = c.window;
-  s.scale = c.scale != 0 ? c.scale : 1.0 / std::sqrt(static_cast<double>(c.head_dim));
+  s.scale = attn::resolve_scale(c.scale, c.head_dim);
   const attn::DType dt = c.dtype;
   const std::size_t eb = storage_elem_bytes(dt);
   const std::size_t nq = static_cast<std::size_t>(s.batch) * s.q_heads * s.head_dim;
   const std::size_t nk = static_cast<std::size_t>(s.batch) * s.seq * s.kv_heads * s.head_dim;
   const std::size_t no = static_cast<std::size_t>(s.batch) * s.q_heads * s.value_dim;
-  const std::size_t keys = static_cast<std::size_t>(s.window > 0 ? std::min<std::int64_t>(s.seq, s.window) : s.seq);
-  r.kv_bytes = static_cast<std::uint64_t>(s.batch) * keys * s.kv_heads *
-               (s.head_dim + s.value_dim) * eb;
+  const std::size_t keys =
+      static_cast<std::size_t>(s.window > 0 ? std::min<std::int64_t>(s.seq, s.window) : s.seq);
+  r.kv_bytes = c.kv_bytes();
 
   GroupedDeviceArgs a;
   a.batch = s.batch;
@@ -338,7 +343,6 @@ void bench_grouped(const BenchCase& c, const BenchOptions& opt, BenchResult& r) 
   a.window = s.window;
   a.scale = static_cast<float>(s.scale);
   a.dt = dt;
-  if (const char* f = std::getenv("ATTNLAB_GROUPED_SPLITS")) a.force_splits = std::atoi(f);
   const std::size_t work_bytes = grouped_workspace_bytes(a);
   const std::size_t per_copy = nq * 2 + 2 * nk * eb + no * sizeof(float);
   const int copies = copies_for(per_copy, work_bytes);  // before any host allocation
@@ -360,8 +364,11 @@ void bench_grouped(const BenchCase& c, const BenchOptions& opt, BenchResult& r) 
 
   // The reference on the first sequences only when the whole batch would take too long.
   attn::GroupedDecodeShape rs = s;
-  const std::uint64_t per_seq = static_cast<std::uint64_t>(keys) * s.q_heads * (s.head_dim + s.value_dim);
-  rs.batch = std::max<std::int64_t>(1, std::min<std::int64_t>(s.batch, static_cast<std::int64_t>(kMaxRefWork / std::max<std::uint64_t>(1, per_seq))));
+  const std::uint64_t per_seq =
+      static_cast<std::uint64_t>(keys) * s.q_heads * (s.head_dim + s.value_dim);
+  rs.batch = std::max<std::int64_t>(
+      1, std::min<std::int64_t>(s.batch, static_cast<std::int64_t>(
+                                             kMaxRefWork / std::max<std::uint64_t>(1, per_seq))));
   std::vector<double> ref(static_cast<std::size_t>(rs.batch) * s.q_heads * s.value_dim);
   attn::decode_grouped<double>(rs, q.data(), k.data(), v.data(), nullptr, ref.data(), 0);
   std::vector<float>().swap(k);
@@ -397,13 +404,13 @@ void bench_mla(const BenchCase& c, const BenchOptions& opt, BenchResult& r) {
   s.latent_dim = c.latent_dim;
   s.rope_dim = c.rope_dim;
   const int dk = s.latent_dim + s.rope_dim;
-  s.scale = c.scale != 0 ? c.scale : 1.0 / std::sqrt(static_cast<double>(dk));
+  s.scale = attn::resolve_scale(c.scale, dk);
   const attn::DType dt = c.dtype;
   const std::size_t eb = storage_elem_bytes(dt);
   const std::size_t nq = static_cast<std::size_t>(s.batch) * s.heads * dk;
   const std::size_t nkv = static_cast<std::size_t>(s.batch) * s.seq * dk;
   const std::size_t no = static_cast<std::size_t>(s.batch) * s.heads * s.latent_dim;
-  r.kv_bytes = static_cast<std::uint64_t>(nkv) * eb;
+  r.kv_bytes = c.kv_bytes();
 
   MlaDeviceArgs a;
   a.batch = s.batch;
@@ -430,7 +437,9 @@ void bench_mla(const BenchCase& c, const BenchOptions& opt, BenchResult& r) {
 
   attn::MlaDecodeShape rs = s;
   const std::uint64_t per_seq = static_cast<std::uint64_t>(s.seq) * s.heads * (dk + s.latent_dim);
-  rs.batch = std::max<std::int64_t>(1, std::min<std::int64_t>(s.batch, static_cast<std::int64_t>(kMaxRefWork / std::max<std::uint64_t>(1, per_seq))));
+  rs.batch = std::max<std::int64_t>(
+      1, std::min<std::int64_t>(s.batch, static_cast<std::int64_t>(
+                                             kMaxRefWork / std::max<std::uint64_t>(1, per_seq))));
   std::vector<double> ref(static_cast<std::size_t>(rs.batch) * s.heads * s.latent_dim);
   attn::decode_mla_absorbed<double>(rs, q.data(), kv.data(), nullptr, ref.data(), 0);
   std::vector<float>().swap(kv);

@@ -1,4 +1,4 @@
-// Benchmark reports as JSON (DESIGN.md section 3) and back. The writer emits exactly the
+// Benchmark reports as JSON (docs/DESIGN.md section 3) and back. The writer emits exactly the
 // documented fields of each result plus the extras (scale, probe_gbps, label, peer_us,
 // peer_name, error) and the provenance (date, commit, suite). The reader is strict: every
 // documented field must be present with its type, values in range; extras are optional and
@@ -21,12 +21,6 @@ using attn::InputError;
 constexpr std::size_t kMaxReportBytes = 64u << 20;
 
 Json number_or_null(double x) { return std::isfinite(x) ? Json(x) : Json(nullptr); }
-
-double effective_scale(const BenchCase& c) {
-  if (c.scale > 0) return c.scale;
-  const int d = c.variant == attn::Variant::kMla ? c.latent_dim + c.rope_dim : c.head_dim;
-  return d > 0 ? 1.0 / std::sqrt(static_cast<double>(d)) : 0.0;
-}
 
 std::string type_of(const Json& j) {
   if (j.is_null()) return "null";
@@ -126,7 +120,7 @@ Json result_json(const BenchResult& r) {
   j["max_abs_err"] = number_or_null(r.max_abs_err);
   j["checked"] = r.checked;
   // Extras.
-  j["scale"] = effective_scale(c);
+  j["scale"] = c.effective_scale();
   j["probe_gbps"] = number_or_null(r.probe_gbps);
   if (r.steps > 0) {
     j["step_us"] = number_or_null(r.step_us);

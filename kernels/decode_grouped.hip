@@ -32,6 +32,7 @@
 #include "kernels/gpu_check.h"
 #include "kernels/grouped_device.h"
 #include "kernels/grouped_launch.h"
+#include "kernels/overrides.h"
 
 namespace kern {
 namespace {
@@ -42,20 +43,20 @@ using namespace gdev;
 template <class Kv, int D, int GS>
 struct Tiled {
   using T = typename Kv::T;
-  static constexpr int kVec = Kv::kVec;                          // elements per 16 bytes
-  static constexpr int kCh = D / kVec;                           // 16-byte chunks per row
+  static constexpr int kVec = Kv::kVec;                             // elements per 16 bytes
+  static constexpr int kCh = D / kVec;                              // 16-byte chunks per row
   static constexpr int kN = kTileBytes / (2 * D * int(sizeof(T)));  // keys per tile
   static constexpr int kTpk = kN >= kThreads ? 1 : kThreads / kN;   // phase 1 threads per key
   static constexpr int kKpt = kN >= kThreads ? kN / kThreads : 1;   // phase 1 keys per thread
   static constexpr int kChPerThread = kCh / kTpk;
-  static constexpr int kKRow = D * int(sizeof(T)) + 16 * kTpk;   // padded K row (bytes)
-  static constexpr int kVRow = D * int(sizeof(T));               // V row (bytes)
-  static constexpr int kGsp = GS >= 8 ? GS + 4 : GS;             // score row stride (floats)
-  static constexpr int kGt = GS < 64 / kVec ? GS : 64 / kVec;    // phase 2 heads per thread
-  static constexpr int kHg = GS / kGt;                           // phase 2 head groups
-  static constexpr int kKs = kThreads / (kCh * kHg);             // phase 2 key lanes
-  static constexpr int kLoads = kTileBytes / 16 / kThreads;      // 16-byte loads per thread
-  static constexpr int kKChunks = kN * kCh;                      // K chunks of a tile
+  static constexpr int kKRow = D * int(sizeof(T)) + 16 * kTpk;  // padded K row (bytes)
+  static constexpr int kVRow = D * int(sizeof(T));              // V row (bytes)
+  static constexpr int kGsp = GS >= 8 ? GS + 4 : GS;            // score row stride (floats)
+  static constexpr int kGt = GS < 64 / kVec ? GS : 64 / kVec;   // phase 2 heads per thread
+  static constexpr int kHg = GS / kGt;                          // phase 2 head groups
+  static constexpr int kKs = kThreads / (kCh * kHg);            // phase 2 key lanes
+  static constexpr int kLoads = kTileBytes / 16 / kThreads;     // 16-byte loads per thread
+  static constexpr int kKChunks = kN * kCh;                     // K chunks of a tile
   static constexpr int kStateBytes = GS * 16;
   static constexpr int kQBytes = GS * D * 4;
   static constexpr int kKBytes = kN * kKRow;
@@ -77,7 +78,7 @@ __global__ void __launch_bounds__(kThreads) grouped_tiled_kernel(const Params p)
   using T = typename C::T;
   constexpr int kVec = C::kVec;
   extern __shared__ __align__(16) unsigned char smem[];
-  float4* st = reinterpret_cast<float4*>(smem);  // [GS] {max, sum, alpha, -}
+  float4* st = reinterpret_cast<float4*>(smem);                 // [GS] {max, sum, alpha, -}
   float* qs = reinterpret_cast<float*>(smem + C::kStateBytes);  // [GS][D]
   unsigned char* ks = smem + C::kStateBytes + C::kQBytes;       // [N][kKRow]
   unsigned char* vs = ks + C::kKBytes;                          // [N][kVRow]
@@ -100,7 +101,8 @@ __global__ void __launch_bounds__(kThreads) grouped_tiled_kernel(const Params p)
   for (int i = tid; i < GS * D; i += kThreads) {
     const int g = i / D, dd = i % D;
     float x = 0.0f;
-    if (g < nh) x = q_elem(Kv{}, qp[(static_cast<long long>(b) * p.hq + h0 + g) * D + dd]) * p.q_mult;
+    if (g < nh)
+      x = q_elem(Kv{}, qp[(static_cast<long long>(b) * p.hq + h0 + g) * D + dd]) * p.q_mult;
     qs[i] = x;
   }
   if (tid < GS) st[tid] = make_float4(-INFINITY, 0.0f, 1.0f, 0.0f);
@@ -132,8 +134,8 @@ __global__ void __launch_bounds__(kThreads) grouped_tiled_kernel(const Params p)
         const int r = idx / C::kCh, c = idx % C::kCh;
         const long long key = k0 + r;
         if (key < end)
-          stage[i] = *reinterpret_cast<const uint4*>((is_k ? kbase : vbase) + key * row_stride +
-                                                     c * kVec);
+          stage[i] =
+              *reinterpret_cast<const uint4*>((is_k ? kbase : vbase) + key * row_stride + c * kVec);
         else
           stage[i] = make_uint4(0u, 0u, 0u, 0u);
       }
@@ -225,7 +227,8 @@ __global__ void __launch_bounds__(kThreads) grouped_tiled_kernel(const Params p)
           tile.max = m * kLn2;
           tile.sum = sum;
           float sa, sb;
-          const attn::SoftmaxState<float> merged = attn::SoftmaxState<float>::merge(a, tile, &sa, &sb);
+          const attn::SoftmaxState<float> merged =
+              attn::SoftmaxState<float>::merge(a, tile, &sa, &sb);
 #pragma unroll
           for (int i = 0; i < kPer; ++i) {
             const int r = lane + i * kWarp;
@@ -333,8 +336,8 @@ __global__ void __launch_bounds__(kThreads) grouped_generic_kernel(const Params 
   using T = typename Kv::T;
   extern __shared__ __align__(16) unsigned char smem[];
   float* qs = reinterpret_cast<float*>(smem);  // [D]
-  float* ps = qs + p.d;                         // [kGenericKeys]
-  float* scratch = ps + kGenericKeys;           // [warps]
+  float* ps = qs + p.d;                        // [kGenericKeys]
+  float* scratch = ps + kGenericKeys;          // [warps]
   const int tid = threadIdx.x;
   const int split = blockIdx.x, hq = blockIdx.y, b = blockIdx.z;
   const int hkv = hq / p.g;
@@ -390,7 +393,7 @@ __global__ void __launch_bounds__(kThreads) grouped_generic_kernel(const Params 
 // ---- combine ------------------------------------------------------------------------------
 // Merges the splits' states and partial outputs: kVec consecutive dv of one row (b * Hq + hq)
 // a thread over the flattened [rows, Dv] output, 256 threads a CTA (so a CTA covers several
-// rows: H200, session 9, one 128-thread CTA a row took 7.4 us for MQA B64 S8192's 2048 rows and
+// rows: on the H200 one 128-thread CTA a row took 7.4 us for MQA B64 S8192's 2048 rows and
 // 4 splits). Eight splits' loads are issued before their merges (independent loads in flight;
 // a dependent merge per load made the combine latency-bound). Past the last split the state is
 // empty, which merges as the identity.
@@ -440,10 +443,10 @@ __global__ void __launch_bounds__(kCombineThreads) grouped_combine_kernel(const 
 }
 
 // ---- host ---------------------------------------------------------------------------------
-// The ticket-first split merge: on by default, ATTNLAB_GROUPED_TICKET=0 gives session 12's
+// The ticket-first split merge: on by default, ATTNLAB_GROUPED_TICKET=0 gives the
 // count-after-write order (comparisons); read once, as pdl_enabled() reads ATTNLAB_PDL.
 bool ticket_enabled() {
-  static const bool on = env_switch_on("ATTNLAB_GROUPED_TICKET");
+  static const bool on = read_overrides().grouped_ticket;
   return on;
 }
 
@@ -465,12 +468,18 @@ void launch_tiled(const Params& p, dim3 grid, hipStream_t stream) {
 template <class Kv, int D>
 void launch_tiled_gs(int gs, const Params& p, dim3 grid, hipStream_t stream) {
   switch (gs) {
-    case 1: return launch_tiled<Kv, D, 1>(p, grid, stream);
-    case 2: return launch_tiled<Kv, D, 2>(p, grid, stream);
-    case 4: return launch_tiled<Kv, D, 4>(p, grid, stream);
-    case 8: return launch_tiled<Kv, D, 8>(p, grid, stream);
-    case 16: return launch_tiled<Kv, D, 16>(p, grid, stream);
-    default: return launch_tiled<Kv, D, 32>(p, grid, stream);
+    case 1:
+      return launch_tiled<Kv, D, 1>(p, grid, stream);
+    case 2:
+      return launch_tiled<Kv, D, 2>(p, grid, stream);
+    case 4:
+      return launch_tiled<Kv, D, 4>(p, grid, stream);
+    case 8:
+      return launch_tiled<Kv, D, 8>(p, grid, stream);
+    case 16:
+      return launch_tiled<Kv, D, 16>(p, grid, stream);
+    default:
+      return launch_tiled<Kv, D, 32>(p, grid, stream);
   }
 }
 
@@ -484,17 +493,23 @@ void launch_kernels(const GroupedPlan& plan, const Params& p, hipStream_t stream
     throw attn::DeviceError("grouped decode v5 (wgmma) is not built for this target");
 #endif
   } else if (plan.version == 4) {
-    launch_grouped_pipe(p, std::is_same<Kv, Fp16Kv>::value, plan.splits, plan.stages,
-                        plan.mtiles, plan.tile_warps, plan.keys, stream);
+    launch_grouped_pipe(p, std::is_same<Kv, Fp16Kv>::value, plan.splits, plan.stages, plan.mtiles,
+                        plan.tile_warps, plan.keys, stream);
   } else if (plan.version == 3) {
     launch_grouped_mma(p, std::is_same<Kv, Fp16Kv>::value, plan.splits, stream);
   } else if (plan.fast) {
-    const dim3 grid(static_cast<unsigned>(plan.splits),
-                    static_cast<unsigned>(p.hkv * plan.slices), static_cast<unsigned>(p.batch));
+    const dim3 grid(static_cast<unsigned>(plan.splits), static_cast<unsigned>(p.hkv * plan.slices),
+                    static_cast<unsigned>(p.batch));
     switch (p.d) {
-      case 64: launch_tiled_gs<Kv, 64>(plan.slice_heads, p, grid, stream); break;
-      case 128: launch_tiled_gs<Kv, 128>(plan.slice_heads, p, grid, stream); break;
-      default: launch_tiled_gs<Kv, 256>(plan.slice_heads, p, grid, stream); break;
+      case 64:
+        launch_tiled_gs<Kv, 64>(plan.slice_heads, p, grid, stream);
+        break;
+      case 128:
+        launch_tiled_gs<Kv, 128>(plan.slice_heads, p, grid, stream);
+        break;
+      default:
+        launch_tiled_gs<Kv, 256>(plan.slice_heads, p, grid, stream);
+        break;
     }
   } else {
     const dim3 grid(static_cast<unsigned>(plan.splits), static_cast<unsigned>(p.hq),
@@ -511,14 +526,15 @@ void launch_kernels(const GroupedPlan& plan, const Params& p, hipStream_t stream
     // Scheduled while the main kernel runs where p.pdl (kernels/dependent_launch.h), so that
     // its launch latency hides behind the main kernel's tail; else a plain launch.
     const dim3 block(kCombineThreads);
-    if (vec == 4) launch_dependent(p.pdl, grouped_combine_kernel<4>, grid, block, 0, stream, p);
-    else launch_dependent(p.pdl, grouped_combine_kernel<1>, grid, block, 0, stream, p);
+    if (vec == 4)
+      launch_dependent(p.pdl, grouped_combine_kernel<4>, grid, block, 0, stream, p);
+    else
+      launch_dependent(p.pdl, grouped_combine_kernel<1>, grid, block, 0, stream, p);
     HIP_CHECK_LAUNCH();
   }
 }
 
 }  // namespace
-
 
 void launch_grouped_decode(const GroupedDeviceArgs& a) {
   check_warp_size();
@@ -529,7 +545,7 @@ void launch_grouped_decode(const GroupedDeviceArgs& a) {
   p.v = a.v;
   p.lens = a.lens;
   p.out = a.out;
-  p.timeline = static_cast<unsigned long long*>(a.timeline);
+  if (kDiag) p.timeline = static_cast<unsigned long long*>(a.timeline);
   if (plan.splits > 1) {
     if (!a.workspace) throw attn::DeviceError("grouped decode: split-KV needs a workspace");
     const WorkLayout w = work_layout(a, plan);
@@ -554,8 +570,7 @@ void launch_grouped_decode(const GroupedDeviceArgs& a) {
   const bool fp8 = a.dt == attn::DType::kFp8;
   p.q_mult = a.scale * (fp8 ? a.k_scale : 1.0f) * kLog2e;
   p.v_scale = fp8 ? a.v_scale : 1.0f;
-  if (plan.version == 5)
-    if (const char* e = std::getenv("ATTNLAB_GROUPED_PROBE")) p.probe = std::atoi(e);
+  if (kDiag && plan.version == 5) p.probe = read_overrides().grouped_probe;
   // v5's two-warpgroup merge takes tickets first (take_ticket, grouped_device.h); 16 bits of
   // arrivals a word. Set only where that merge runs (p.fused: split, fused).
   p.ticket = plan.version == 5 && plan.warpgroups == 2 && p.fused && plan.splits < 0xffff &&
@@ -563,9 +578,15 @@ void launch_grouped_decode(const GroupedDeviceArgs& a) {
   p.pdl = plan.separate_combine() && pdl_enabled();
   hipStream_t stream = static_cast<hipStream_t>(a.stream);
   switch (a.dt) {
-    case attn::DType::kFp16: launch_kernels<Fp16Kv>(plan, p, stream); break;
-    case attn::DType::kFp8: launch_kernels<Fp8Kv>(plan, p, stream); break;
-    default: launch_kernels<Bf16Kv>(plan, p, stream); break;
+    case attn::DType::kFp16:
+      launch_kernels<Fp16Kv>(plan, p, stream);
+      break;
+    case attn::DType::kFp8:
+      launch_kernels<Fp8Kv>(plan, p, stream);
+      break;
+    default:
+      launch_kernels<Bf16Kv>(plan, p, stream);
+      break;
   }
 }
 

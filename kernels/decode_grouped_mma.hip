@@ -22,9 +22,9 @@
 //   B 16x8 col:  b0 = B[2t..2t+1][g], b1 = B[2t+8..2t+9][g]
 //   C 16x8:      c0, c1 = C[g][2t, 2t+1], c2, c3 = C[g+8][2t, 2t+1]
 // Permutations (any permutation of a summed axis leaves the product unchanged):
-//   QK k-step kb, logical k -> d = 32 (kb / 2) + 8t + 4 (kb % 2) + {2t: 0, 2t+1: 1, 2t+8: 2, 2t+9: 3}
-//   so a0/a2 (b0/b1) are words 2 (kb % 2) and 2 (kb % 2) + 1 of the 16-byte chunk at 32 (kb/2) + 8t.
-//   PV n-block nb, logical n -> dv = 64 (nb / 8) + 8n + nb % 8, so b0/b1 take element nb % 8 of
+//   QK k-step kb, logical k -> d = 32 (kb / 2) + 8t + 4 (kb % 2) + {2t: 0, 2t+1: 1, 2t+8: 2, 2t+9:
+//   3} so a0/a2 (b0/b1) are words 2 (kb % 2) and 2 (kb % 2) + 1 of the 16-byte chunk at 32 (kb/2) +
+//   8t. PV n-block nb, logical n -> dv = 64 (nb / 8) + 8n + nb % 8, so b0/b1 take element nb % 8 of
 //   the chunk at 64 (nb / 8) + 8g of keys 2t, 2t+1 (b0) and 2t+8, 2t+9 (b1).
 // The runtime first: attention/softmax_state.h needs __host__/__device__ defined (HIP).
 #include "kernels/hip_compat.h"
@@ -59,7 +59,13 @@ __device__ __forceinline__ void mma16816(float* c, unsigned a0, unsigned a1, uns
         : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
   }
 #else
-  (void)c; (void)a0; (void)a1; (void)a2; (void)a3; (void)b0; (void)b1;
+  (void)c;
+  (void)a0;
+  (void)a1;
+  (void)a2;
+  (void)a3;
+  (void)b0;
+  (void)b1;
   __trap();
 #endif
 }
@@ -74,7 +80,8 @@ __device__ __forceinline__ unsigned pack2(float lo, float hi) {
   else
     asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
 #else
-  (void)lo; (void)hi;
+  (void)lo;
+  (void)hi;
 #endif
   return r;
 }
@@ -84,14 +91,14 @@ __device__ __forceinline__ unsigned word(const uint4& v, int i) {
 }
 
 // 2 blocks per SM (206 registers for D = 128, no spills). A build for 3 (168 registers, ~100
-// bytes of spills) was measured slower on every row (NOTES.md) and removed.
+// bytes of spills) was measured slower on every row and removed.
 template <bool kFp16, int D>
 __global__ void __launch_bounds__(128, 2) grouped_mma_kernel(const Params p) {
   if (p.pdl) pdl_allow_dependents();  // the separate combine may be scheduled now
-  constexpr int kJ = D / 32;        // 16-byte chunks of a q/k row per thread
-  constexpr int kKSteps = D / 16;   // QK k-steps
-  constexpr int kNB = D / 8;        // PV n-blocks (Dv = D)
-  constexpr int kVH = D / 64;       // 16-byte V chunks per key per thread
+  constexpr int kJ = D / 32;          // 16-byte chunks of a q/k row per thread
+  constexpr int kKSteps = D / 16;     // QK k-steps
+  constexpr int kNB = D / 8;          // PV n-blocks (Dv = D)
+  constexpr int kVH = D / 64;         // 16-byte V chunks per key per thread
   constexpr int kWarps = 4;
   __shared__ float o_sh[kWarps][kMmaSliceHeads][D];
   __shared__ float2 st_sh[kWarps][kMmaSliceHeads];
@@ -130,8 +137,8 @@ __global__ void __launch_bounds__(128, 2) grouped_mma_kernel(const Params p) {
   const std::uint16_t* vbase = static_cast<const std::uint16_t*>(p.v) + base;
   const int nblk = start < end ? static_cast<int>((end - start + 15) / 16) : 0;
 
-  uint4 kr[2][kJ];     // keys 8 nb + g, chunk 32 j + 8 t
-  uint4 vr[4][kVH];    // keys 2t, 2t+1, 2t+8, 2t+9; chunk 64 h + 8 g
+  uint4 kr[2][kJ];   // keys 8 nb + g, chunk 32 j + 8 t
+  uint4 vr[4][kVH];  // keys 2t, 2t+1, 2t+8, 2t+9; chunk 64 h + 8 g
   // Loads of one 16-key block. Every block but the last of a split is full: it takes the
   // branch without per-key checks, so no zero fill (a register move per word) is issued.
   auto load_k = [&](int blk) {
@@ -150,9 +157,9 @@ __global__ void __launch_bounds__(128, 2) grouped_mma_kernel(const Params p) {
       const long long key = k0 + 8 * nb + g;
 #pragma unroll
       for (int j = 0; j < kJ; ++j)
-        kr[nb][j] = key < end ? *reinterpret_cast<const uint4*>(kbase + key * row_stride +
-                                                                 32 * j + 8 * t)
-                              : make_uint4(0u, 0u, 0u, 0u);
+        kr[nb][j] = key < end
+                        ? *reinterpret_cast<const uint4*>(kbase + key * row_stride + 32 * j + 8 * t)
+                        : make_uint4(0u, 0u, 0u, 0u);
     }
   };
   auto load_v = [&](int blk) {
@@ -171,9 +178,9 @@ __global__ void __launch_bounds__(128, 2) grouped_mma_kernel(const Params p) {
       const long long key = k0 + 8 * (i / 2) + 2 * t + (i % 2);
 #pragma unroll
       for (int h = 0; h < kVH; ++h)
-        vr[i][h] = key < end ? *reinterpret_cast<const uint4*>(vbase + key * row_stride +
-                                                                64 * h + 8 * g)
-                             : make_uint4(0u, 0u, 0u, 0u);
+        vr[i][h] = key < end
+                       ? *reinterpret_cast<const uint4*>(vbase + key * row_stride + 64 * h + 8 * g)
+                       : make_uint4(0u, 0u, 0u, 0u);
     }
   };
 
@@ -192,9 +199,8 @@ __global__ void __launch_bounds__(128, 2) grouped_mma_kernel(const Params p) {
 #pragma unroll
       for (int kb = 0; kb < kKSteps; ++kb) {
         const int j = kb / 2, w = 2 * (kb % 2);
-        mma16816<kFp16>(kb % 2 ? s2[nb] : s[nb], word(qa[j], w), word(qb[j], w),
-                        word(qa[j], w + 1), word(qb[j], w + 1), word(kr[nb][j], w),
-                        word(kr[nb][j], w + 1));
+        mma16816<kFp16>(kb % 2 ? s2[nb] : s[nb], word(qa[j], w), word(qb[j], w), word(qa[j], w + 1),
+                        word(qb[j], w + 1), word(kr[nb][j], w), word(kr[nb][j], w + 1));
       }
 #pragma unroll
       for (int e = 0; e < 4; ++e) s[nb][e] += s2[nb][e];
@@ -308,11 +314,15 @@ void launch_grouped_mma(const Params& p, bool fp16, int splits, hipStream_t stre
   const dim3 grid(static_cast<unsigned>(splits * p.slices), static_cast<unsigned>(p.hkv),
                   static_cast<unsigned>(p.batch));
   if (fp16) {
-    if (p.d == 64) grouped_mma_kernel<true, 64><<<grid, dim3(128), 0, stream>>>(p);
-    else grouped_mma_kernel<true, 128><<<grid, dim3(128), 0, stream>>>(p);
+    if (p.d == 64)
+      grouped_mma_kernel<true, 64><<<grid, dim3(128), 0, stream>>>(p);
+    else
+      grouped_mma_kernel<true, 128><<<grid, dim3(128), 0, stream>>>(p);
   } else {
-    if (p.d == 64) grouped_mma_kernel<false, 64><<<grid, dim3(128), 0, stream>>>(p);
-    else grouped_mma_kernel<false, 128><<<grid, dim3(128), 0, stream>>>(p);
+    if (p.d == 64)
+      grouped_mma_kernel<false, 64><<<grid, dim3(128), 0, stream>>>(p);
+    else
+      grouped_mma_kernel<false, 128><<<grid, dim3(128), 0, stream>>>(p);
   }
   HIP_CHECK_LAUNCH();
 }

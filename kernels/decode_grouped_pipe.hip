@@ -3,7 +3,7 @@
 // D = Dv in {64, 128}; other targets and dtypes take v2/v1 (decode_grouped.hip), and v3
 // (decode_grouped_mma.hip) stays for comparisons (ATTNLAB_GROUPED_VERSION=3).
 //
-// Why (kernels/NOTES.md, session 2): v3 holds the next 16-key block in 64 registers, so each
+// Why (kernels/DESIGN.md, section 3): v3 holds the next 16-key block in 64 registers, so each
 // warp has one block (8 KB) in flight and every step of a short split waits a full memory
 // latency; its 206 registers leave 2 blocks (8 warps) per SM. Here
 //   - each warp owns NS stages of 16 keys (K and V rows, 16 x (D + 8) halves each) in shared
@@ -72,12 +72,12 @@ __global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT, WT, KB>()))
     grouped_pipe_kernel(const Params p) {
   if (p.pdl) pdl_allow_dependents();  // the separate combine may be scheduled now
   using Tag = typename std::conditional<kFp16, mo::Fp16, mo::Bf16>::type;
-  constexpr int kLd = D + 8;            // row stride in halves
-  constexpr int kKS = D / 16;           // QK k-steps = PV n-tiles
+  constexpr int kLd = D + 8;               // row stride in halves
+  constexpr int kKS = D / 16;              // QK k-steps = PV n-tiles
   constexpr int kPipes = kPipeWarps / WT;  // pipelines a block, each walking its own blocks
-  constexpr int kWRows = 16 * MT;       // heads a warp
-  constexpr int kRows = kWRows * WT;    // heads a slice
-  constexpr int kNG = KB / 16;          // 16-key groups a step
+  constexpr int kWRows = 16 * MT;          // heads a warp
+  constexpr int kRows = kWRows * WT;       // heads a slice
+  constexpr int kNG = KB / 16;             // 16-key groups a step
   static_assert(KB % 16 == 0 && (KB == 16 || MT == 1), "KB 16, or 32 with one m-tile");
   constexpr int kStage = 2 * KB * kLd;  // halves a stage: K rows then V rows
   constexpr int kChunks = D / 8;        // 16-byte chunks a row
@@ -109,7 +109,7 @@ __global__ void __launch_bounds__(128, (pipe_min_blocks<D, NS, MT, WT, KB>()))
   // alternate 32-chunk parts. A lane's chunk column and first row are fixed for the whole walk
   // (row r0 + kRowsI i, chunk c0), so a full block's copy is one pointer plus a multiple of a
   // per-kernel stride, with no division or clamp per chunk (MLA v3/v4 gained 5 % from the same
-  // change, NOTES.md session 6).
+  // change).
   constexpr int kRowsI = 32 * WT / kChunks;  // rows apart of a lane's successive copies
   static_assert(32 % kChunks == 0 && KB % kRowsI == 0, "copy layout");
   const int r0 = 32 * sub / kChunks + lane / kChunks, c0 = lane % kChunks;
@@ -367,30 +367,42 @@ template <bool kFp16, int D, int MT, int WT, class F>
 void with_stages(int s, int keys, F&& f) {
   if constexpr (D == 128 && MT == 1) {
     if (keys == 32) {
-      if (s == 2) f(PipeLaunch<kFp16, D, 2, MT, WT, 32>{});
-      else f(PipeLaunch<kFp16, D, 3, MT, WT, 32>{});
+      if (s == 2)
+        f(PipeLaunch<kFp16, D, 2, MT, WT, 32>{});
+      else
+        f(PipeLaunch<kFp16, D, 3, MT, WT, 32>{});
       return;
     }
   }
-  if (s == 2) f(PipeLaunch<kFp16, D, 2, MT, WT, 16>{});
-  else if (s == 3) f(PipeLaunch<kFp16, D, 3, MT, WT, 16>{});
-  else f(PipeLaunch<kFp16, D, 4, MT, WT, 16>{});
+  if (s == 2)
+    f(PipeLaunch<kFp16, D, 2, MT, WT, 16>{});
+  else if (s == 3)
+    f(PipeLaunch<kFp16, D, 3, MT, WT, 16>{});
+  else
+    f(PipeLaunch<kFp16, D, 4, MT, WT, 16>{});
 }
 template <bool kFp16, int D, class F>
 void with_config(int stages, int mtiles, int tile_warps, int keys, F&& f) {
   const int s = stages < 2 ? 2 : (stages > 4 ? 4 : stages);
-  if (tile_warps == 2) with_stages<kFp16, D, 1, 2>(s, keys, f);
-  else if (mtiles == 2) with_stages<kFp16, D, 2, 1>(s, keys, f);
-  else with_stages<kFp16, D, 1, 1>(s, keys, f);
+  if (tile_warps == 2)
+    with_stages<kFp16, D, 1, 2>(s, keys, f);
+  else if (mtiles == 2)
+    with_stages<kFp16, D, 2, 1>(s, keys, f);
+  else
+    with_stages<kFp16, D, 1, 1>(s, keys, f);
 }
 template <class F>
 void with_config(bool fp16, int d, int stages, int mtiles, int tile_warps, int keys, F&& f) {
   if (fp16) {
-    if (d == 64) with_config<true, 64>(stages, mtiles, tile_warps, keys, f);
-    else with_config<true, 128>(stages, mtiles, tile_warps, keys, f);
+    if (d == 64)
+      with_config<true, 64>(stages, mtiles, tile_warps, keys, f);
+    else
+      with_config<true, 128>(stages, mtiles, tile_warps, keys, f);
   } else {
-    if (d == 64) with_config<false, 64>(stages, mtiles, tile_warps, keys, f);
-    else with_config<false, 128>(stages, mtiles, tile_warps, keys, f);
+    if (d == 64)
+      with_config<false, 64>(stages, mtiles, tile_warps, keys, f);
+    else
+      with_config<false, 128>(stages, mtiles, tile_warps, keys, f);
   }
 }
 

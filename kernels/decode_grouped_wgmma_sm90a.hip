@@ -3,7 +3,7 @@
 // this file for that target alone); bf16 or fp16, D = Dv = 128. The plan asks for it only on a
 // compute capability 9.0 device; elsewhere v1-v4 (decode_grouped*.hip) run.
 //
-// Why (kernels/NOTES.md, session 8): v4 runs a 16-key cp.async pipeline per warp with 16 (or
+// Why (kernels/DESIGN.md, section 3): v4 runs a 16-key cp.async pipeline per warp with 16 (or
 // 32) heads on mma.sync, and its rows stop at 69-87 % of the read probe (MQA B64 S8192 87.6 us
 // against the peer's 84.4). The MLA v5 kernel showed that one warpgroup's 64-row wgmma with a
 // deep, coalesced copy pipeline streams at ~98 % of the probe even with 48 of its 64 rows
@@ -32,7 +32,7 @@
 #include "kernels/grouped_device.h"
 #include "kernels/matrix_ops.h"
 #if defined(ATTNLAB_HIP_ON_CUDA)
-#include "kernels/cluster_merge_sm90a.h"
+#include "kernels/dev/cluster_merge_sm90a.h"
 #include "kernels/wgmma_ops.h"
 #endif
 
@@ -43,14 +43,16 @@ namespace gdev {
 namespace {
 
 constexpr int kD = 128;
-constexpr int kRows = 64;       // heads a slice: one m64 tile
-constexpr int kKeys = 64;       // keys a block
+constexpr int kRows = 64;  // heads a slice: one m64 tile
+constexpr int kKeys = 64;  // keys a block
 constexpr int kWgThreads = 128;
-constexpr int kHalfTiles = kD / 64;                        // 64-column tiles a row: 2
-constexpr int kMatBytes = kHalfTiles * wg::kTileBytes;     // one 64 x 128 operand: 16 KB
-constexpr int kStageBytes = 2 * kMatBytes;                 // K then V
+constexpr int kHalfTiles = kD / 64;                     // 64-column tiles a row: 2
+constexpr int kMatBytes = kHalfTiles * wg::kTileBytes;  // one 64 x 128 operand: 16 KB
+constexpr int kStageBytes = 2 * kMatBytes;              // K then V
 template <int NS, int WGS>
-constexpr int wgmma_smem_bytes() { return WGS * NS * kStageBytes + 1024; }  // + slack to align to 1024
+constexpr int wgmma_smem_bytes() {
+  return WGS * NS * kStageBytes + 1024;
+}  // + slack to align to 1024
 
 // 64 rows of 128 16-bit elements (row r at src + r * stride elements; rows >= nvalid take
 // `fallback`, a mapped row, and are zero-filled) into two swizzled tiles at dst. A warp
@@ -76,9 +78,10 @@ __device__ __forceinline__ void copy_mat(unsigned char* dst, const std::uint16_t
 // One warpgroup's step over a block of 64 keys from key k0 (keys >= end masked): K at k_s and
 // V at k_s + kMatBytes in shared memory, Q in qf, the running O, max and sum in registers.
 template <class T>
-__device__ __forceinline__ void attend_block(T, std::uint32_t k_s, const std::uint32_t (&qf)[kD / 16][4],
-                                             float (&o)[64], float (&m_run)[2], float (&l_run)[2],
-                                             long long k0, long long end, float q_mult, int c) {
+__device__ __forceinline__ void attend_block(T, std::uint32_t k_s,
+                                             const std::uint32_t (&qf)[kD / 16][4], float (&o)[64],
+                                             float (&m_run)[2], float (&l_run)[2], long long k0,
+                                             long long end, float q_mult, int c) {
   const std::uint32_t v_s = k_s + kMatBytes;
   float s[32];
   wg::fence();
@@ -116,8 +119,10 @@ __device__ __forceinline__ void attend_block(T, std::uint32_t k_s, const std::ui
   float ls[2] = {0.f, 0.f};
 #pragma unroll
   for (int jj = 0; jj < 8; ++jj) {
-    const float p0 = wg::exp2_ftz(s[4 * jj + 0] - m_run[0]), p1 = wg::exp2_ftz(s[4 * jj + 1] - m_run[0]);
-    const float p2 = wg::exp2_ftz(s[4 * jj + 2] - m_run[1]), p3 = wg::exp2_ftz(s[4 * jj + 3] - m_run[1]);
+    const float p0 = wg::exp2_ftz(s[4 * jj + 0] - m_run[0]),
+                p1 = wg::exp2_ftz(s[4 * jj + 1] - m_run[0]);
+    const float p2 = wg::exp2_ftz(s[4 * jj + 2] - m_run[1]),
+                p3 = wg::exp2_ftz(s[4 * jj + 3] - m_run[1]);
     ls[0] += p0 + p1;
     ls[1] += p2 + p3;
     pa[jj >> 1][(jj & 1) * 2 + 0] = mo::pack2<T>(p0, p1);
@@ -137,7 +142,8 @@ __device__ __forceinline__ void attend_block(T, std::uint32_t k_s, const std::ui
   wg::fence();
 #pragma unroll
   for (int kk = 0; kk < kKeys / 16; ++kk)
-    wg::mma_rs_m64n128k16<1>(T{}, o, pa[kk], wg::desc(v_s + kk * 16 * 128, wg::kTileBytes, 1024), 1);
+    wg::mma_rs_m64n128k16<1>(T{}, o, pa[kk], wg::desc(v_s + kk * 16 * 128, wg::kTileBytes, 1024),
+                             1);
   wg::commit();
   wg::wait<0>();
   wg::pin(o);
@@ -218,8 +224,8 @@ __device__ __forceinline__ void hand_over(float* x, int wgi, int tid, float (&o)
 // This thread's rows of heads h0 .. h0 + nh - 1 of sequence b: normalised into out (part < 0)
 // or as split `part`'s partial (unnormalised, with its max in natural-log units and its sum).
 __device__ __forceinline__ void write_rows(const Params& p, const float (&o)[64],
-                                           const float (&m_run)[2], const float (&l_run)[2],
-                                           int b, int h0, int nh, int r0, int c, int part) {
+                                           const float (&m_run)[2], const float (&l_run)[2], int b,
+                                           int h0, int nh, int r0, int c, int part) {
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     const int row = r0 + 8 * r;
@@ -254,9 +260,8 @@ __device__ __forceinline__ void write_rows(const Params& p, const float (&o)[64]
 // before the two warpgroups' hand-over: the last one to arrive writes no partial and waits
 // only until the others have published theirs.
 __device__ __forceinline__ void merge_splits(const Params& p, float (&o)[64], float (&m_run)[2],
-                                             float (&l_run)[2], int group, int split, int b,
-                                             int h0, int nh, int r0, int c, int tid,
-                                             unsigned ticket) {
+                                             float (&l_run)[2], int group, int split, int b, int h0,
+                                             int nh, int r0, int c, int tid, unsigned ticket) {
   __shared__ int last;
   const long long rows = static_cast<long long>(p.batch) * p.hq;
   const long long row0 = static_cast<long long>(b) * p.hq + h0;
@@ -307,7 +312,8 @@ __device__ __forceinline__ void merge_splits(const Params& p, float (&o)[64], fl
       l1[r] = st.y;
 #pragma unroll
       for (int jj = 0; jj < 16; ++jj)
-        y[r][jj] = __ldcg(reinterpret_cast<const float2*>(p.part_acc + prow * p.dv + 8 * jj + 2 * c));
+        y[r][jj] =
+            __ldcg(reinterpret_cast<const float2*>(p.part_acc + prow * p.dv + 8 * jj + 2 * c));
     }
     merge_state(o, m_run, l_run, m1, l1, [&](int i) {
       const float2 v = y[(i >> 1) & 1][i >> 2];
@@ -322,7 +328,7 @@ __device__ __forceinline__ void merge_splits(const Params& p, float (&o)[64], fl
 // warpgroup 0 through shared memory at the end: two math chains an SM without a second CTA's
 // split to merge (one CTA an SM, where a chain alone cannot keep up with the copies).
 template <class T, int NS, int WGS>
-__global__ void __launch_bounds__(kWgThreads * WGS, 1) grouped_wgmma_kernel(const Params p) {
+__global__ void __launch_bounds__(kWgThreads* WGS, 1) grouped_wgmma_kernel(const Params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ __align__(16) unsigned char smem_raw[];
   unsigned char* smem = smem_raw + ((1024 - (wg::smem_addr(smem_raw) & 1023)) & 1023);
@@ -343,7 +349,7 @@ __global__ void __launch_bounds__(kWgThreads * WGS, 1) grouped_wgmma_kernel(cons
   // same time in place of `splits` separate ranges. Any order merges to the same softmax.
   long long bstep = kKeys;  // keys from one of this CTA's blocks to its next
   int nblk_all = start < end ? static_cast<int>((end - start + kKeys - 1) / kKeys) : 0;
-  if ((p.probe & 2) && p.splits > 1) {
+  if (kDiag && (p.probe & 2) && p.splits > 1) {
     long long lo, hi, unused;
     key_range(p, b, 0, &lo, &unused);
     key_range(p, b, p.splits - 1, &unused, &hi);
@@ -356,9 +362,11 @@ __global__ void __launch_bounds__(kWgThreads * WGS, 1) grouped_wgmma_kernel(cons
     if (nblk_all == 0) start = end = lo;
   }
   const int nblk = (nblk_all - wgi + WGS - 1) / WGS;  // this warpgroup's blocks
-  unsigned long long* tl = p.timeline && threadIdx.x == 0
-      ? p.timeline + 8 * ((static_cast<long long>(b) * gridDim.y + hkv) * gridDim.x + blockIdx.x)
-      : nullptr;
+  unsigned long long* tl =
+      kDiag && p.timeline && threadIdx.x == 0
+          ? p.timeline +
+                8 * ((static_cast<long long>(b) * gridDim.y + hkv) * gridDim.x + blockIdx.x)
+          : nullptr;
   if (tl) {
     tl[0] = wg::global_ns();
     tl[4] = wg::sm_id();
@@ -369,14 +377,16 @@ __global__ void __launch_bounds__(kWgThreads * WGS, 1) grouped_wgmma_kernel(cons
   const long long base = (static_cast<long long>(b) * p.seq * p.hkv + hkv) * kD;
   const std::uint16_t* kg = static_cast<const std::uint16_t*>(p.k) + base;
   const std::uint16_t* vg = static_cast<const std::uint16_t*>(p.v) + base;
-  const std::uint16_t* qg = static_cast<const std::uint16_t*>(p.q) + (static_cast<long long>(b) * p.hq + h0) * kD;
+  const std::uint16_t* qg =
+      static_cast<const std::uint16_t*>(p.q) + (static_cast<long long>(b) * p.hq + h0) * kD;
   unsigned char* st0 = smem + wgi * NS * kStageBytes;  // this warpgroup's stages
   auto issue = [&](int j) {  // its block j -> stage j % NS; keys past `end` zero-filled
     const long long k0 = start + bstep * (WGS * j + wgi);
     const int nvalid = end - k0 < kKeys ? static_cast<int>(end - k0) : kKeys;
     unsigned char* dst = st0 + (j % NS) * kStageBytes;
     copy_mat(dst, kg + k0 * row_stride, row_stride, nvalid, kg + start * row_stride, tid);
-    copy_mat(dst + kMatBytes, vg + k0 * row_stride, row_stride, nvalid, vg + start * row_stride, tid);
+    copy_mat(dst + kMatBytes, vg + k0 * row_stride, row_stride, nvalid, vg + start * row_stride,
+             tid);
   };
 #pragma unroll
   for (int s = 0; s < NS - 1; ++s) {  // one group each (empty past the end): uniform waits
@@ -399,7 +409,7 @@ __global__ void __launch_bounds__(kWgThreads * WGS, 1) grouped_wgmma_kernel(cons
     if (tl && j == 0) tl[1] = wg::global_ns();
     if (j + NS - 1 < nblk) issue(j + NS - 1);
     mo::copy_commit();
-    if (p.probe & 1) continue;  // diagnostics: the copy pipeline alone
+    if (kDiag && (p.probe & 1)) continue;  // diagnostics: the copy pipeline alone
     attend_block(T{}, wg::smem_addr(st0 + (j % NS) * kStageBytes), qf, o, m_run, l_run,
                  start + bstep * (WGS * j + wgi), end, p.q_mult, c);
   }
@@ -423,7 +433,7 @@ __global__ void __launch_bounds__(kWgThreads * WGS, 1) grouped_wgmma_kernel(cons
     }
   }
   if constexpr (WGS == 1) {
-    if (p.cluster > 1) {
+    if (kDiag && p.cluster > 1) {
       cluster_merge<kRows, kD, kWgThreads>(p, o, m_run, l_run, smem, b, h0, nh, r0, c, tid, split);
       if (tl) tl[3] = wg::global_ns();
       return;
@@ -499,7 +509,7 @@ struct WgmmaLaunch {
   }
   static void launch(const Params& p, dim3 grid, hipStream_t stream) {
     prepare();
-    if (p.cluster > 1) {
+    if (kDiag && p.cluster > 1) {
       if (p.cluster > 8) allow_big_clusters();
       hipLaunchAttribute attr;
       const hipLaunchConfig_t cfg = config(grid, stream, &attr, p.cluster);
@@ -515,15 +525,21 @@ struct WgmmaLaunch {
 // with 3 stages each (193 KB, one CTA an SM).
 template <class T, class F>
 void with_stages(int stages, int wgs, F&& f) {
-  if (wgs == 2) f(WgmmaLaunch<T, 3, 2>{});
-  else if (stages <= 3) f(WgmmaLaunch<T, 3, 1>{});
-  else if (stages == 4) f(WgmmaLaunch<T, 4, 1>{});
-  else f(WgmmaLaunch<T, 6, 1>{});
+  if (wgs == 2)
+    f(WgmmaLaunch<T, 3, 2>{});
+  else if (stages <= 3)
+    f(WgmmaLaunch<T, 3, 1>{});
+  else if (stages == 4)
+    f(WgmmaLaunch<T, 4, 1>{});
+  else
+    f(WgmmaLaunch<T, 6, 1>{});
 }
 template <class F>
 void with_config(bool fp16, int stages, int wgs, F&& f) {
-  if (fp16) with_stages<mo::Fp16>(stages, wgs, f);
-  else with_stages<mo::Bf16>(stages, wgs, f);
+  if (fp16)
+    with_stages<mo::Fp16>(stages, wgs, f);
+  else
+    with_stages<mo::Bf16>(stages, wgs, f);
 }
 
 }  // namespace
@@ -559,10 +575,12 @@ void launch_grouped_wgmma(const Params& p, bool fp16, int splits, int stages, in
                             std::to_string(warpgroups));
   if (warpgroups == 2 && stages != 3)
     throw attn::DeviceError("grouped decode v5: two warpgroups a CTA run 3 stages only");
-  if (p.cluster > 1 && (warpgroups != 1 || p.slices != 1 || p.cluster != splits ||
-                        p.cluster > kMaxCluster))
-    throw attn::DeviceError("grouped decode v5: a cluster combine needs one warpgroup, one head "
-                            "slice and 2-16 splits, found " + std::to_string(splits) + " splits");
+  if (p.cluster > 1 &&
+      (warpgroups != 1 || p.slices != 1 || p.cluster != splits || p.cluster > kMaxCluster))
+    throw attn::DeviceError(
+        "grouped decode v5: a cluster combine needs one warpgroup, one head "
+        "slice and 2-16 splits, found " +
+        std::to_string(splits) + " splits");
   const dim3 grid(static_cast<unsigned>(splits * p.slices), static_cast<unsigned>(p.hkv),
                   static_cast<unsigned>(p.batch));
   with_config(fp16, stages, warpgroups, [&](auto cfg) { decltype(cfg)::launch(p, grid, stream); });

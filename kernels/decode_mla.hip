@@ -1,6 +1,6 @@
 // MLA absorbed decode on the matrix units (mma.sync on NVIDIA, MFMA on AMD; kernels/matrix_ops.h).
 //
-// Shapes (DESIGN.md section 2; Dl = 512 latent, Dr = 64 RoPE, Dk = Dl + Dr = 576):
+// Shapes (docs/DESIGN.md section 2; Dl = 512 latent, Dr = 64 RoPE, Dk = Dl + Dr = 576):
 //   q   [B, H, Dk]   bf16 (fp16 when dt == kFp16; bf16 with an fp8 cache)
 //   kv  [B, S, Dk]   bf16 / fp16 / fp8 e4m3 (value = e4m3 * kv_scale); keys = all Dk columns,
 //                    values = the first Dl columns
@@ -19,20 +19,21 @@
 //      Split-KV: the launcher picks the number of splits from B, the head tiles, S and the
 //      multiprocessor count; partial (max, sum, unnormalised output) go to the workspace and a
 //      combine kernel merges them with SoftmaxState::merge.
-//   v2 candidates (MlaKernelChoice, off by default until measured; NOTES.md has the predictions):
+//   v2: v1's two options (MlaKernelChoice), both measured faster and now the defaults:
 //      combine = 2: the split states merged in parallel, then independent weighted loads;
 //      fp8_fp16: e4m3 -> fp16 (one conversion per pair) and fp16 MMA, Q rows scaled by 2^e.
 //   v3 / v4 (decode_mla_slice.hip): a cp.async pipeline per warp over its own column slice,
 //      fp8 converted in registers; v4 splits the softmax rows over the warps.
 //   v5 (decode_mla_wgmma_sm90a.hip): 64 heads a CTA on Hopper's wgmma, 16-bit caches.
-//   v6 (decode_mla_narrow_sm90a.hip): <= 16 heads a CTA on wgmma with the tokens as the 64 rows (S^T = K Q^T,
+//   v6 (decode_mla_narrow_sm90a.hip): <= 16 heads a CTA on wgmma with the tokens as the 64 rows
+//   (S^T = K Q^T,
 //      O^T = V^T P^T), 16-bit caches.
 //   v7 (decode_mla_fp8_sm90a.hip): v6's products for fp8 caches: Q K^T as e4m3 x e4m3 wgmma
 //      (Q split into two e4m3 terms), P V on fp16 wgmma with V converted in registers.
 //   The plan takes v6 (H <= 16) or v5 for 16-bit caches and v7 for fp8 caches on a compute
 //   capability 9.0 GPU; elsewhere v4 for fp8 caches of >= 64 Ki tokens, v1 for the rest.
 //   The plan (version, choice, splits) and the launch: kernels/mla_plan.hip.
-//   Figures, floors and what each change predicted: kernels/NOTES.md (MLA section).
+//   Floors, the plan's reasons and the measured figures: kernels/DESIGN.md, section 4.
 #include "kernels/hip_compat.h"  // first: the runtime defines __forceinline__ for softmax_state.h
 
 #include <algorithm>
@@ -54,21 +55,20 @@ namespace kern {
 namespace {
 
 constexpr int kDl = kMlaLatentDim, kDr = 64, kDk = kDl + kDr;
-constexpr int kLd = kDk + 8;           // shared row stride (elements): 1168 B, ldmatrix conflict-free
+constexpr int kLd = kDk + 8;  // shared row stride (elements): 1168 B, ldmatrix conflict-free
 constexpr int kWarpsPerGroup = 4;
 constexpr int kQkSteps = kDk / 16 / kWarpsPerGroup;  // 9 k-steps of 16 dims per warp
 constexpr int kPvTiles = kDl / 16 / kWarpsPerGroup;  // 8 output tiles of 16 dims per warp
 constexpr int kRowThreads = mo::kWarp / 4;           // softmax threads per head row (8 / 16)
 static_assert(kQkSteps * 16 * kWarpsPerGroup == kDk, "Dk must split over the group's warps");
 
-
 template <int kHG, int kBlockN, int kStages, bool kFp8>
 struct Smem {
   static constexpr int kStageBytes = kFp8 ? kBlockN * kDk : kBlockN * kLd * 2;
   static constexpr int kConvBytes = kFp8 ? kBlockN * kLd * 2 : 0;
   static constexpr int kQBytes = kHG * 16 * kLd * 2;
-  static constexpr int kSLd = kBlockN + 4;   // partial scores row stride (floats)
-  static constexpr int kPLd = kBlockN + 8;   // probabilities row stride (16-bit)
+  static constexpr int kSLd = kBlockN + 4;  // partial scores row stride (floats)
+  static constexpr int kPLd = kBlockN + 8;  // probabilities row stride (16-bit)
   static constexpr int kStages0 = 0;
   static constexpr int kConv0 = kStages * kStageBytes;
   static constexpr int kS0 = kConv0 + kConvBytes;
@@ -84,8 +84,7 @@ struct Smem {
 
 // One CTA: batch b, KV split `split`, heads [16 * HG * tile, +16 * HG).
 template <class T, int kHG, int kBlockN, int kStages, bool kFp8>
-__global__ void __launch_bounds__(kHG * kWarpsPerGroup * mo::kWarp)
-    mla_decode_kernel(MlaParams p) {
+__global__ void __launch_bounds__(kHG* kWarpsPerGroup* mo::kWarp) mla_decode_kernel(MlaParams p) {
   if (p.pdl) pdl_allow_dependents();  // the split combine may be scheduled now
   using L = Smem<kHG, kBlockN, kStages, kFp8>;
   constexpr int kThreads = kHG * kWarpsPerGroup * mo::kWarp;
@@ -93,7 +92,7 @@ __global__ void __launch_bounds__(kHG * kWarpsPerGroup * mo::kWarp)
   constexpr int kElemBytes = kFp8 ? 1 : 2;
   constexpr int kRowChunks = kDk * kElemBytes / 16;  // 16-byte chunks per KV row
   static_assert(kBlockN % 16 == 0 && kBlockN % kRowThreads == 0, "block length");
-  constexpr int kTpt = kBlockN / kRowThreads;        // tokens per softmax thread
+  constexpr int kTpt = kBlockN / kRowThreads;  // tokens per softmax thread
   constexpr bool kQScaled = kFp8 && std::is_same<T, mo::Fp16>::value;
 
   extern __shared__ __align__(16) unsigned char smem[];
@@ -153,18 +152,20 @@ __global__ void __launch_bounds__(kHG * kWarpsPerGroup * mo::kWarp)
   // row (the same thread: row = tid / kRowThreads) undoes 2^e on the scores.
   float row_unscale = 1.f;
   if constexpr (kQScaled) {
-    std::uint32_t* qw = reinterpret_cast<std::uint32_t*>(smem + L::kQ0) + (tid / kRowThreads) * (kLd / 2);
+    std::uint32_t* qw =
+        reinterpret_cast<std::uint32_t*>(smem + L::kQ0) + (tid / kRowThreads) * (kLd / 2);
     const int sub = tid % kRowThreads;
     float amax = 0.f;
     for (int c = sub; c < kDk / 2; c += kRowThreads) {
       const std::uint32_t w = qw[c];
-      amax = fmaxf(amax, fmaxf(fabsf(mo::bf16_to_float(w & 0xffffu)), fabsf(mo::bf16_to_float(w >> 16))));
+      amax = fmaxf(amax,
+                   fmaxf(fabsf(mo::bf16_to_float(w & 0xffffu)), fabsf(mo::bf16_to_float(w >> 16))));
     }
 #pragma unroll
     for (int off = kRowThreads / 2; off > 0; off /= 2)
       amax = fmaxf(amax, ATTNLAB_SHFL_XOR(amax, off, mo::kWarp));
     int ex = 0;
-    if (amax > 0.f) (void)frexpf(amax, &ex);      // amax = m 2^ex, m in [0.5, 1)
+    if (amax > 0.f) (void)frexpf(amax, &ex);  // amax = m 2^ex, m in [0.5, 1)
     const int e = amax > 0.f ? max(-100, min(100, 15 - ex)) : 0;
     const float up = ldexpf(1.f, e);
     row_unscale = ldexpf(1.f, -e);
@@ -377,9 +378,9 @@ KernelFn select_kernel(const MlaKernelChoice& c, int* smem, int* threads, int* p
     return prepared_kernel<T, 2, 32, 2, kFp8>(smem, threads, per_sm);
   if (c.head_groups == 2 && c.block_n == 64 && c.stages == 2)
     return prepared_kernel<T, 2, 64, 2, kFp8>(smem, threads, per_sm);
-  throw attn::DeviceError("MLA decode: no kernel for head_groups " +
-                          std::to_string(c.head_groups) + ", block_n " +
-                          std::to_string(c.block_n) + ", stages " + std::to_string(c.stages));
+  throw attn::DeviceError("MLA decode: no kernel for head_groups " + std::to_string(c.head_groups) +
+                          ", block_n " + std::to_string(c.block_n) + ", stages " +
+                          std::to_string(c.stages));
 }
 
 }  // namespace
@@ -387,8 +388,10 @@ KernelFn select_kernel(const MlaKernelChoice& c, int* smem, int* threads, int* p
 MlaKernelFn mla_tile_kernel_for(attn::DType dt, const MlaKernelChoice& c, int* smem_bytes,
                                 int* threads, int* per_sm) {
   switch (dt) {
-    case attn::DType::kBf16: return select_kernel<mo::Bf16, false>(c, smem_bytes, threads, per_sm);
-    case attn::DType::kFp16: return select_kernel<mo::Fp16, false>(c, smem_bytes, threads, per_sm);
+    case attn::DType::kBf16:
+      return select_kernel<mo::Bf16, false>(c, smem_bytes, threads, per_sm);
+    case attn::DType::kFp16:
+      return select_kernel<mo::Fp16, false>(c, smem_bytes, threads, per_sm);
     case attn::DType::kFp8:
       return c.fp8_fp16 ? select_kernel<mo::Fp16, true>(c, smem_bytes, threads, per_sm)
                         : select_kernel<mo::Bf16, true>(c, smem_bytes, threads, per_sm);

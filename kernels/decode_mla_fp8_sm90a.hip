@@ -7,7 +7,7 @@
 // Shapes: q [B, H, 576] bf16, kv [B, S, 576] e4m3 bytes (keys = all 576 columns, values = the
 // first 512), out [B, H, 512] float32 (or the split partials of MlaParams).
 //
-// Why (NOTES.md, sessions 7-9): Hopper has no native e4m3 mma.sync, and wgmma takes e4m3 only
+// Why (kernels/DESIGN.md, section 4): Hopper has no native e4m3 mma.sync, and wgmma takes e4m3 only
 // with both operands K-major in shared memory, which P V's values are not. v4 converts in
 // registers for mma.sync and is issue-bound (~280 conversions beside 136 mma a warp's 64-token
 // step); v6 with a conversion pass through shared memory was slower still (684 us for bs256
@@ -66,19 +66,20 @@ constexpr int kBN = 64;
 // Byte of (row, col) in a 64-byte-swizzle operand of kRows rows (slices kRows x 64 bytes).
 template <int kRows>
 __device__ __forceinline__ int fp8_offset(int row, int col) {
-  return (col >> 6) * (kRows * 64) + row * 64 + ((((col >> 4) & 3) ^ ((row >> 1) & 3)) << 4) + (col & 15);
+  return (col >> 6) * (kRows * 64) + row * 64 + ((((col >> 4) & 3) ^ ((row >> 1) & 3)) << 4) +
+         (col & 15);
 }
 
 template <int kNS>
 struct Fp8Narrow {
-  static constexpr int kP0 = 0;                          // P^T fp16, 128-byte swizzle
-  static constexpr int kQ0 = kP0 + kNHeads * 128;        // [Qhi; Qlo] e4m3, 32 rows
-  static constexpr int kKV0 = kQ0 + 2 * kNHeads * kDk;   // 20480
-  static constexpr int kStage = kBN * kDk;               // 36864
-  static constexpr int kRed0 = kKV0 + kNS * kStage;        // float [4 warps][16 heads]
-  static constexpr int kAlpha0 = kRed0 + 4 * kNHeads * 4;  // float [16]
-  static constexpr int kUnscale0 = kAlpha0 + kNHeads * 4;  // float [16]: 2^-e of each Q row
-  static constexpr int kState0 = kUnscale0 + kNHeads * 4;  // float2 [16]
+  static constexpr int kP0 = 0;                                // P^T fp16, 128-byte swizzle
+  static constexpr int kQ0 = kP0 + kNHeads * 128;              // [Qhi; Qlo] e4m3, 32 rows
+  static constexpr int kKV0 = kQ0 + 2 * kNHeads * kDk;         // 20480
+  static constexpr int kStage = kBN * kDk;                     // 36864
+  static constexpr int kRed0 = kKV0 + kNS * kStage;            // float [4 warps][16 heads]
+  static constexpr int kAlpha0 = kRed0 + 4 * kNHeads * 4;      // float [16]
+  static constexpr int kUnscale0 = kAlpha0 + kNHeads * 4;      // float [16]: 2^-e of each Q row
+  static constexpr int kState0 = kUnscale0 + kNHeads * 4;      // float2 [16]
   static constexpr int kBytes = kState0 + kNHeads * 8 + 1024;  // + slack to align to 1024
   static_assert(kQ0 % 1024 == 0 && kKV0 % 1024 == 0 && kStage % 1024 == 0, "v7 layout");
   static_assert(kBytes <= 227 * 1024, "v7 shared memory");
@@ -91,16 +92,20 @@ __device__ __forceinline__ uint2 lds64(const unsigned char* p) {
 }
 // Descriptor of a 64-byte-swizzle K-major operand (layout type 2): 8-row groups 512 bytes apart.
 __device__ __forceinline__ std::uint64_t desc_sw64(std::uint32_t addr) {
-  return std::uint64_t((addr & 0x3ffff) >> 4) | (std::uint64_t(1) << 16) | (std::uint64_t(512 >> 4) << 32) |
-         (std::uint64_t(2) << 62);
+  return std::uint64_t((addr & 0x3ffff) >> 4) | (std::uint64_t(1) << 16) |
+         (std::uint64_t(512 >> 4) << 32) | (std::uint64_t(2) << 62);
 }
 // d (+)= A B, m64n32k32, e4m3 x e4m3 -> f32, both K-major descriptors.
-__device__ __forceinline__ void mma_e4m3_m64n32k32(float (&d)[16], std::uint64_t a, std::uint64_t b, int scale_d) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+__device__ __forceinline__ void mma_e4m3_m64n32k32(float (&d)[16], std::uint64_t a, std::uint64_t b,
+                                                   int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n32k32.f32.e4m3.e4m3 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, 1, 1;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, 1, "
+      "1;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+        "+f"(d[14]), "+f"(d[15])
       : "l"(a), "l"(b), "r"(scale_d));
 }
 // Two floats -> two e4m3 (round to nearest, saturating), lo in the low byte.
@@ -182,13 +187,15 @@ __global__ void __launch_bounds__(kThreads, kNS == 2 ? 2 : 1) mla_wgmma_fp8_kern
   {
     const int row = tid / 16, sub = tid % 16;
     const bool valid = head0 + row < p.heads;
-    const std::uint32_t* qw = reinterpret_cast<const std::uint32_t*>(q_b + (valid ? head0 + row : 0) * kDk);
+    const std::uint32_t* qw =
+        reinterpret_cast<const std::uint32_t*>(q_b + (valid ? head0 + row : 0) * kDk);
     std::uint32_t w[kDk / 32];
     float amax = 0.f;
 #pragma unroll
     for (int k = 0; k < kDk / 32; ++k) {
       w[k] = valid ? qw[sub + 16 * k] : 0u;
-      amax = fmaxf(amax, fmaxf(fabsf(mo::bf16_to_float(w[k] & 0xffffu)), fabsf(mo::bf16_to_float(w[k] >> 16))));
+      amax = fmaxf(amax, fmaxf(fabsf(mo::bf16_to_float(w[k] & 0xffffu)),
+                               fabsf(mo::bf16_to_float(w[k] >> 16))));
     }
 #pragma unroll
     for (int off = 8; off > 0; off /= 2) amax = fmaxf(amax, ATTNLAB_SHFL_XOR(amax, off, 32));
@@ -200,7 +207,8 @@ __global__ void __launch_bounds__(kThreads, kNS == 2 ? 2 : 1) mla_wgmma_fp8_kern
 #pragma unroll
     for (int k = 0; k < kDk / 32; ++k) {
       const int d = 2 * (sub + 16 * k);
-      const float x0 = mo::bf16_to_float(w[k] & 0xffffu) * up, x1 = mo::bf16_to_float(w[k] >> 16) * up;
+      const float x0 = mo::bf16_to_float(w[k] & 0xffffu) * up,
+                  x1 = mo::bf16_to_float(w[k] >> 16) * up;
       const std::uint16_t hi = to_e4m3x2(x0, x1);
       const float2 h = from_e4m3x2(hi);
       *reinterpret_cast<std::uint16_t*>(smem + L::kQ0 + fp8_offset<2 * kNHeads>(row, d)) = hi;
@@ -238,14 +246,14 @@ __global__ void __launch_bounds__(kThreads, kNS == 2 ? 2 : 1) mla_wgmma_fp8_kern
     mo::copy_wait<kNS - 2>();
     wg::fence_async_smem();
     __syncthreads();  // block j landed; block j - 1's stage, P^T and red_sh are free
-    if (wgi == 1 && j + kNS - 1 < n_blocks && !(p.probe & 4)) issue(j + kNS - 1);
+    if (wgi == 1 && j + kNS - 1 < n_blocks && !(kDiag && (p.probe & 4))) issue(j + kNS - 1);
     mo::copy_commit();
     const unsigned char* blk = smem + L::kKV0 + (j % kNS) * L::kStage;
 
     float al[4];
     if (wgi == 0) {
       float s[8];
-      if (p.probe & 1) {
+      if (kDiag && (p.probe & 1)) {
 #pragma unroll
         for (int i = 0; i < 8; ++i) s[i] = 0.f;
       } else {
@@ -302,7 +310,8 @@ __global__ void __launch_bounds__(kThreads, kNS == 2 ? 2 : 1) mla_wgmma_fp8_kern
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           const int h = 2 * (i >> 2) + e, head = hd(h), r = 16 * warp + g;
-          const float p0 = wg::exp2_ftz(s[i + e] - m_run[h]), p1 = wg::exp2_ftz(s[i + e + 2] - m_run[h]);
+          const float p0 = wg::exp2_ftz(s[i + e] - m_run[h]),
+                      p1 = wg::exp2_ftz(s[i + e + 2] - m_run[h]);
           l_run[h] += p0 + p1;
           const std::uint32_t pk = mo::pack2<T>(p0, p1);
           unsigned char* prow = smem + L::kP0 + head * 128 + (r & 7) * 2;
@@ -328,32 +337,33 @@ __global__ void __launch_bounds__(kThreads, kNS == 2 ? 2 : 1) mla_wgmma_fp8_kern
         for (int i = 0; i < 8; ++i) o[t][i] *= al[2 * (i >> 2) + (i & 1)];
     }
     // O^T += V^T P^T, a k-step of 16 tokens at a time.
-    if (!(p.probe & 2)) {
+    if (!(kDiag && (p.probe & 2))) {
 #pragma unroll
-    for (int kk = 0; kk < kBN / 16; ++kk) {
-      // tokens 2c + odd, 2c + !odd, and the same + 8 (odd = c % 2: the swapped pair)
-      const unsigned char* vr = blk + v_off + kk * 16 * 64;
-      const uint2 x0 = lds64(vr), x1 = lds64(vr + v_pair), x2 = lds64(vr + 8 * 64), x3 = lds64(vr + 8 * 64 + v_pair);
-      std::uint32_t a[4][4];
+      for (int kk = 0; kk < kBN / 16; ++kk) {
+        // tokens 2c + odd, 2c + !odd, and the same + 8 (odd = c % 2: the swapped pair)
+        const unsigned char* vr = blk + v_off + kk * 16 * 64;
+        const uint2 x0 = lds64(vr), x1 = lds64(vr + v_pair), x2 = lds64(vr + 8 * 64),
+                    x3 = lds64(vr + 8 * 64 + v_pair);
+        std::uint32_t a[4][4];
 #pragma unroll
-      for (int t = 0; t < 4; ++t) {
-        // dims d0 + 2t (row half 0) and d0 + 2t + 1 (half 1): bytes 2 (t % 2), + 1 of word t / 2
-        const unsigned sel = (t & 1) ? sel_odd : sel_even;
-        const std::uint32_t p01 = __byte_perm(t < 2 ? x0.x : x0.y, t < 2 ? x1.x : x1.y, sel);
-        const std::uint32_t p89 = __byte_perm(t < 2 ? x2.x : x2.y, t < 2 ? x3.x : x3.y, sel);
-        mo::e4m3x4_to_f16x4(p01, a[t][0], a[t][1]);  // tokens 2c, 2c+1 of dims 2t, 2t+1
-        mo::e4m3x4_to_f16x4(p89, a[t][2], a[t][3]);  // tokens 2c+8, 2c+9
+        for (int t = 0; t < 4; ++t) {
+          // dims d0 + 2t (row half 0) and d0 + 2t + 1 (half 1): bytes 2 (t % 2), + 1 of word t / 2
+          const unsigned sel = (t & 1) ? sel_odd : sel_even;
+          const std::uint32_t p01 = __byte_perm(t < 2 ? x0.x : x0.y, t < 2 ? x1.x : x1.y, sel);
+          const std::uint32_t p89 = __byte_perm(t < 2 ? x2.x : x2.y, t < 2 ? x3.x : x3.y, sel);
+          mo::e4m3x4_to_f16x4(p01, a[t][0], a[t][1]);  // tokens 2c, 2c+1 of dims 2t, 2t+1
+          mo::e4m3x4_to_f16x4(p89, a[t][2], a[t][3]);  // tokens 2c+8, 2c+9
+        }
+        wg::fence();
+#pragma unroll
+        for (int t = 0; t < 4; ++t)
+          wg::mma_rs_m64n16k16(T{}, o[t], a[t], wg::desc(p_s + kk * 32, 16, 1024), 1);
+        wg::commit();
+        wg::wait<1>();
       }
-      wg::fence();
+      wg::wait<0>();
 #pragma unroll
-      for (int t = 0; t < 4; ++t)
-        wg::mma_rs_m64n16k16(T{}, o[t], a[t], wg::desc(p_s + kk * 32, 16, 1024), 1);
-      wg::commit();
-      wg::wait<1>();
-    }
-    wg::wait<0>();
-#pragma unroll
-    for (int t = 0; t < 4; ++t) wg::pin(o[t]);
+      for (int t = 0; t < 4; ++t) wg::pin(o[t]);
     }
   }
 
@@ -370,9 +380,10 @@ __global__ void __launch_bounds__(kThreads, kNS == 2 ? 2 : 1) mla_wgmma_fp8_kern
     if (warp == 0 && g == 0)
 #pragma unroll
       for (int h = 0; h < 4; ++h)
-        state_sh[hd(h)] = make_float2(m_run[h] * 0.6931471805599453f,
-                                      red_sh[hd(h)] + red_sh[kNHeads + hd(h)] +
-                                          red_sh[2 * kNHeads + hd(h)] + red_sh[3 * kNHeads + hd(h)]);
+        state_sh[hd(h)] =
+            make_float2(m_run[h] * 0.6931471805599453f, red_sh[hd(h)] + red_sh[kNHeads + hd(h)] +
+                                                            red_sh[2 * kNHeads + hd(h)] +
+                                                            red_sh[3 * kNHeads + hd(h)]);
   }
   __syncthreads();
   if (p.splits > 1 && tid < kNHeads && head0 + tid < p.heads)
@@ -424,11 +435,13 @@ MlaKernelFn mla_wgmma_fp8_kernel_for(attn::DType dt, const MlaKernelChoice& c, i
                             " is not supported (fp8 e4m3 caches)");
   if (!device_is_sm90())
     throw attn::DeviceError("MLA decode v7 needs a compute capability 9.0 GPU (H100 / H200)");
-  if (c.head_groups == 1 && c.block_n == 64 && c.stages == 2) return prepared_fp8<2>(smem_bytes, threads, per_sm);
-  if (c.head_groups == 1 && c.block_n == 64 && c.stages == 3) return prepared_fp8<3>(smem_bytes, threads, per_sm);
-  throw attn::DeviceError("MLA decode v7: no kernel for head_groups " + std::to_string(c.head_groups) +
-                          ", block_n " + std::to_string(c.block_n) + ", stages " +
-                          std::to_string(c.stages) +
+  if (c.head_groups == 1 && c.block_n == 64 && c.stages == 2)
+    return prepared_fp8<2>(smem_bytes, threads, per_sm);
+  if (c.head_groups == 1 && c.block_n == 64 && c.stages == 3)
+    return prepared_fp8<3>(smem_bytes, threads, per_sm);
+  throw attn::DeviceError("MLA decode v7: no kernel for head_groups " +
+                          std::to_string(c.head_groups) + ", block_n " + std::to_string(c.block_n) +
+                          ", stages " + std::to_string(c.stages) +
                           " (v7 has head_groups 1 with block_n 64 and stages 2 or 3)");
 }
 

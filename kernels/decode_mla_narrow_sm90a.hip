@@ -35,9 +35,9 @@ using namespace mla_wg;
 //   S^T [tokens x 16] = K Q^T     m64n16k16, A = the KV block (K-major), B = Q (K-major)
 //   O^T [512 x 16]   += V^T P^T   m64n16k16, A = V^T read MN-major from the same block, B = P^T
 // v5 runs a 16-head case on 64-row tiles of which 48 are padding, so its tensor work is that
-// of 64 heads (H16 B64 S8192: 155.6 us against 167.7 for H64, NOTES.md): the loop, not the
-// memory, sets its pace. Here the tensor work is a quarter of v5's. Measured (H200, NOTES.md
-// session 9): bs256 kv8192 at 99 % of the read probe, H16 B64 S8192 152.8 us (v5 154.5).
+// of 64 heads (H16 B64 S8192: 155.6 us against 167.7 for H64): the loop, not the
+// memory, sets its pace. Here the tensor work is a quarter of v5's. Measured (H200):
+// bs256 kv8192 at 99 % of the read probe, H16 B64 S8192 152.8 us (v5 154.5).
 // Shorter blocks (48, 32 tokens) lose: Q K^T's A operand still reads 64 rows of shared memory.
 // CTA = (16-head tile, KV split, b), 256 threads: WG0 computes S^T, the softmax (a head's
 // max over the block crosses the 4 warps through shared memory) and O^T for dims 0..255; WG1
@@ -49,16 +49,16 @@ constexpr int kNHeads = 16;  // heads a CTA: N of both products
 
 template <int kBN, int kNS>
 struct Narrow {
-  static constexpr int kTile = kBN * 128;          // one 64-column slice of a block
-  static constexpr int kStage = kKTiles * kTile;    // a block: 73728 bytes for 64 tokens
-  static constexpr int kQTile = kNHeads * 128;      // one 64-column slice of Q
+  static constexpr int kTile = kBN * 128;         // one 64-column slice of a block
+  static constexpr int kStage = kKTiles * kTile;  // a block: 73728 bytes for 64 tokens
+  static constexpr int kQTile = kNHeads * 128;    // one 64-column slice of Q
   static constexpr int kQ0 = 0;
-  static constexpr int kKV0 = kKTiles * kQTile;     // 18432
+  static constexpr int kKV0 = kKTiles * kQTile;                       // 18432
   static constexpr int kP0 = kKV0 + kNS * kStage + (64 - kBN) * 128;  // after the over-read slack
-  static constexpr int kRed0 = kP0 + kNHeads * 128;  // float [4 warps][16 heads]
-  static constexpr int kAlpha0 = kRed0 + 4 * kNHeads * 4;  // float [16]
-  static constexpr int kState0 = kAlpha0 + kNHeads * 4;    // float2 [16]
-  static constexpr int kBytes = kState0 + kNHeads * 8 + 1024;  // + slack to align to 1024
+  static constexpr int kRed0 = kP0 + kNHeads * 128;                   // float [4 warps][16 heads]
+  static constexpr int kAlpha0 = kRed0 + 4 * kNHeads * 4;             // float [16]
+  static constexpr int kState0 = kAlpha0 + kNHeads * 4;               // float2 [16]
+  static constexpr int kBytes = kState0 + kNHeads * 8 + 1024;         // + slack to align to 1024
   static_assert(kBN % 16 == 0 && kBN <= 64 && kStage % 1024 == 0 && kP0 % 1024 == 0, "v6 layout");
   static_assert(kBytes <= 227 * 1024, "v6 shared memory");
 };
@@ -136,22 +136,23 @@ __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_narrow_kernel(MlaParams
     mo::copy_wait<kNS - 2>();
     wg::fence_async_smem();
     __syncthreads();  // block j landed; block j - 1's stage, P^T and red_sh are free
-    if (wgi == 1 && j + kNS - 1 < n_blocks && !(p.probe & 4)) issue(j + kNS - 1);
+    if (wgi == 1 && j + kNS - 1 < n_blocks && !(kDiag && (p.probe & 4))) issue(j + kNS - 1);
     mo::copy_commit();
     const std::uint32_t kv_s = wg::smem_addr(smem + L::kKV0 + (j % kNS) * L::kStage);
 
     float al[4];
     if (wgi == 0) {
       float s[8];
-      if (p.probe & 1) {
+      if (kDiag && (p.probe & 1)) {
 #pragma unroll
         for (int i = 0; i < 8; ++i) s[i] = 0.f;
       } else {
         wg::fence();
 #pragma unroll
         for (int kk = 0; kk < kDk / 16; ++kk)
-          wg::mma_ss_m64n16k16<0, 0>(T{}, s, wg::desc(kv_s + (kk >> 2) * L::kTile + (kk & 3) * 32, 16, 1024),
-                                     wg::desc(q_s + (kk >> 2) * L::kQTile + (kk & 3) * 32, 16, 1024), kk > 0);
+          wg::mma_ss_m64n16k16<0, 0>(
+              T{}, s, wg::desc(kv_s + (kk >> 2) * L::kTile + (kk & 3) * 32, 16, 1024),
+              wg::desc(q_s + (kk >> 2) * L::kQTile + (kk & 3) * 32, 16, 1024), kk > 0);
         wg::commit();
         wg::wait<0>();
         wg::pin(s);
@@ -191,7 +192,8 @@ __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_narrow_kernel(MlaParams
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           const int h = 2 * (i >> 2) + e, head = hd(h), r = 16 * warp + g;
-          const float p0 = wg::exp2_ftz(s[i + e] - m_run[h]), p1 = wg::exp2_ftz(s[i + e + 2] - m_run[h]);
+          const float p0 = wg::exp2_ftz(s[i + e] - m_run[h]),
+                      p1 = wg::exp2_ftz(s[i + e + 2] - m_run[h]);
           l_run[h] += p0 + p1;
           const std::uint32_t pk = mo::pack2<T>(p0, p1);
           unsigned char* row = smem + L::kP0 + head * 128 + (r & 7) * 2;
@@ -216,14 +218,15 @@ __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_narrow_kernel(MlaParams
 #pragma unroll
         for (int i = 0; i < 8; ++i) o[t][i] *= al[2 * (i >> 2) + (i & 1)];
     }
-    if (!(p.probe & 2)) {
+    if (!(kDiag && (p.probe & 2))) {
       wg::fence();
 #pragma unroll
       for (int kk = 0; kk < kBN / 16; ++kk)
 #pragma unroll
         for (int t = 0; t < 4; ++t)
-          wg::mma_ss_m64n16k16<1, 0>(T{}, o[t], wg::desc(kv_s + (4 * wgi + t) * L::kTile + kk * 16 * 128, L::kTile, 1024),
-                                     wg::desc(p_s + kk * 32, 16, 1024), 1);
+          wg::mma_ss_m64n16k16<1, 0>(
+              T{}, o[t], wg::desc(kv_s + (4 * wgi + t) * L::kTile + kk * 16 * 128, L::kTile, 1024),
+              wg::desc(p_s + kk * 32, 16, 1024), 1);
       wg::commit();
       wg::wait<0>();
 #pragma unroll
@@ -244,9 +247,10 @@ __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_narrow_kernel(MlaParams
     if (warp == 0 && g == 0)
 #pragma unroll
       for (int h = 0; h < 4; ++h)
-        state_sh[hd(h)] = make_float2(m_run[h] * 0.6931471805599453f,
-                                      red_sh[hd(h)] + red_sh[kNHeads + hd(h)] +
-                                          red_sh[2 * kNHeads + hd(h)] + red_sh[3 * kNHeads + hd(h)]);
+        state_sh[hd(h)] =
+            make_float2(m_run[h] * 0.6931471805599453f, red_sh[hd(h)] + red_sh[kNHeads + hd(h)] +
+                                                            red_sh[2 * kNHeads + hd(h)] +
+                                                            red_sh[3 * kNHeads + hd(h)]);
   }
   __syncthreads();
   if (p.splits > 1 && tid < kNHeads && head0 + tid < p.heads)
@@ -291,30 +295,35 @@ MlaKernelFn prepared_narrow(int* smem_bytes, int* threads, int* per_sm) {
 
 template <class T>
 MlaKernelFn select_narrow(const MlaKernelChoice& c, int* smem_bytes, int* threads, int* per_sm) {
-  if (c.block_n == 64 && c.stages == 2) return prepared_narrow<T, 64, 2>(smem_bytes, threads, per_sm);
-  if (c.block_n == 48 && c.stages == 3) return prepared_narrow<T, 48, 3>(smem_bytes, threads, per_sm);
-  if (c.block_n == 32 && c.stages == 2) return prepared_narrow<T, 32, 2>(smem_bytes, threads, per_sm);
-  if (c.block_n == 32 && c.stages == 4) return prepared_narrow<T, 32, 4>(smem_bytes, threads, per_sm);
+  if (c.block_n == 64 && c.stages == 2)
+    return prepared_narrow<T, 64, 2>(smem_bytes, threads, per_sm);
+  if (c.block_n == 48 && c.stages == 3)
+    return prepared_narrow<T, 48, 3>(smem_bytes, threads, per_sm);
+  if (c.block_n == 32 && c.stages == 2)
+    return prepared_narrow<T, 32, 2>(smem_bytes, threads, per_sm);
+  if (c.block_n == 32 && c.stages == 4)
+    return prepared_narrow<T, 32, 4>(smem_bytes, threads, per_sm);
   return nullptr;
 }
 
 }  // namespace
 
-MlaKernelFn mla_wgmma_narrow_kernel_for(attn::DType dt, const MlaKernelChoice& c,
-                                        int* smem_bytes, int* threads, int* per_sm) {
+MlaKernelFn mla_wgmma_narrow_kernel_for(attn::DType dt, const MlaKernelChoice& c, int* smem_bytes,
+                                        int* threads, int* per_sm) {
   if (dt != attn::DType::kBf16 && dt != attn::DType::kFp16)
     throw attn::DeviceError("MLA decode v6: dtype " + std::string(attn::dtype_name(dt)) +
                             " is not supported (bf16 or fp16 caches)");
   if (!device_is_sm90())
     throw attn::DeviceError("MLA decode v6 needs a compute capability 9.0 GPU (H100 / H200)");
   MlaKernelFn fn = c.head_groups != 1 ? nullptr
-                   : dt == attn::DType::kFp16 ? select_narrow<mo::Fp16>(c, smem_bytes, threads, per_sm)
-                                              : select_narrow<mo::Bf16>(c, smem_bytes, threads, per_sm);
+                   : dt == attn::DType::kFp16
+                       ? select_narrow<mo::Fp16>(c, smem_bytes, threads, per_sm)
+                       : select_narrow<mo::Bf16>(c, smem_bytes, threads, per_sm);
   if (!fn)
-    throw attn::DeviceError("MLA decode v6: no kernel for head_groups " +
-                            std::to_string(c.head_groups) + ", block_n " +
-                            std::to_string(c.block_n) + ", stages " + std::to_string(c.stages) +
-                            " (v6 has head_groups 1 with block_n / stages 64 / 2, 48 / 3, 32 / 2, 32 / 4)");
+    throw attn::DeviceError(
+        "MLA decode v6: no kernel for head_groups " + std::to_string(c.head_groups) + ", block_n " +
+        std::to_string(c.block_n) + ", stages " + std::to_string(c.stages) +
+        " (v6 has head_groups 1 with block_n / stages 64 / 2, 48 / 3, 32 / 2, 32 / 4)");
   return fn;
 }
 

@@ -22,7 +22,7 @@
 // fp8 caches are staged raw (144-byte rows, conflict-free for ldmatrix) and converted to fp16
 // in registers as the fragments are loaded (matrix_ops.h: load_b_*_e4m3_x2); each warp scales
 // its Q slice per row by a power of two into fp16's range and unscales its partial scores.
-// Figures and predictions: kernels/NOTES.md (MLA v3, v4).
+// Figures: kernels/DESIGN.md, section 4.
 #include "kernels/hip_compat.h"  // first: the runtime defines __forceinline__ for softmax_state.h
 
 #include <algorithm>
@@ -44,13 +44,13 @@ namespace kern {
 namespace {
 
 constexpr int kDl = kMlaLatentDim, kDr = 64, kDk = kDl + kDr;
-constexpr int kWarps = 4;                 // warps (column slices) a CTA
-constexpr int kLat = kDl / kWarps;        // 128 latent columns a warp
-constexpr int kRope = kDr / kWarps;       // 16 RoPE columns a warp
-constexpr int kSlice = kLat + kRope;      // 144
-constexpr int kQkSteps = kSlice / 16;     // 9
-constexpr int kPvTiles = kLat / 16;       // 8
-constexpr int kQLd = kSlice + 8;          // Q staging row stride (16-bit elements): 304 bytes
+constexpr int kWarps = 4;              // warps (column slices) a CTA
+constexpr int kLat = kDl / kWarps;     // 128 latent columns a warp
+constexpr int kRope = kDr / kWarps;    // 16 RoPE columns a warp
+constexpr int kSlice = kLat + kRope;   // 144
+constexpr int kQkSteps = kSlice / 16;  // 9
+constexpr int kPvTiles = kLat / 16;    // 8
+constexpr int kQLd = kSlice + 8;       // Q staging row stride (16-bit elements): 304 bytes
 static_assert(kLat % 16 == 0 && kRope == 16, "the column slices must be whole 16-column steps");
 
 template <int kN, int kStages, bool kFp8, bool kRows>
@@ -58,9 +58,9 @@ struct SliceSmem {
   // 16-bit rows padded to 304 bytes (19 x 16: ldmatrix rows on distinct banks); fp8 rows are
   // 144 bytes (9 x 16) and need no pad.
   static constexpr int kRowB = kFp8 ? kSlice : kQLd * 2;
-  static constexpr int kStageB = kN * kRowB;                  // one warp, one block
+  static constexpr int kStageB = kN * kRowB;  // one warp, one block
   static constexpr int kPipeB = kWarps * kStages * kStageB;
-  static constexpr int kSLd = kN + 8;                         // partial scores row (floats)
+  static constexpr int kSLd = kN + 8;  // partial scores row (floats)
   // partial scores: warps x 16 rows, two parities (one barrier a block) or one (kRows)
   static constexpr int kPartB = (kRows ? 1 : 2) * kWarps * 16 * kSLd * 4;
   static constexpr int kQWarpB = 16 * kQLd * 2;
@@ -68,11 +68,10 @@ struct SliceSmem {
   // partial-score area (fp8 with 32-token blocks).
   static constexpr bool kQInStage = kStageB >= kQWarpB;
   static constexpr int kPart0 = kPipeB;
-  static constexpr int kAreaB =
-      kQInStage || kPartB >= kWarps * kQWarpB ? kPartB : kWarps * kQWarpB;
+  static constexpr int kAreaB = kQInStage || kPartB >= kWarps * kQWarpB ? kPartB : kWarps * kQWarpB;
   // kRows: the block's probabilities (16 x kN, 16-bit), the rows' rescale factors and, after
   // the loop, their 1 / sum.
-  static constexpr int kPLd = kN + 8;                         // 16-bit elements
+  static constexpr int kPLd = kN + 8;  // 16-bit elements
   static constexpr int kP0 = kPart0 + kAreaB;
   static constexpr int kAlpha0 = kP0 + (kRows ? 16 * kPLd * 2 : 0);
   static constexpr int kInv0 = kAlpha0 + (kRows ? 16 * 4 : 0);
@@ -87,14 +86,14 @@ constexpr int slice_min_blocks() {
 }
 
 template <class T, int kN, int kStages, bool kFp8, bool kRows>
-__global__ void __launch_bounds__(kWarps * mo::kWarp, (slice_min_blocks<kN, kStages, kFp8, kRows>()))
+__global__ void __launch_bounds__(kWarps* mo::kWarp, (slice_min_blocks<kN, kStages, kFp8, kRows>()))
     mla_slice_decode_kernel(MlaParams p) {
   if (p.pdl) pdl_allow_dependents();  // the split combine may be scheduled now
   using L = SliceSmem<kN, kStages, kFp8, kRows>;
   constexpr int kThreads = kWarps * mo::kWarp;
   constexpr int kNTiles = kN / 16;
-  constexpr int kEB = kFp8 ? 1 : 2;                        // bytes an element
-  constexpr int kChunks = kSlice * kEB / 16;               // 16-byte copies a staged row
+  constexpr int kEB = kFp8 ? 1 : 2;           // bytes an element
+  constexpr int kChunks = kSlice * kEB / 16;  // 16-byte copies a staged row
   constexpr int kLatChunks = kLat * kEB / 16;
   static_assert(!kFp8 || (kN % 32 == 0 && std::is_same<T, mo::Fp16>::value),
                 "fp8 runs through fp16 MMA on 32-token steps");
@@ -121,16 +120,15 @@ __global__ void __launch_bounds__(kWarps * mo::kWarp, (slice_min_blocks<kN, kSta
   }
 
   unsigned char* ring = smem + w * kStages * L::kStageB;
-  const unsigned char* kv_b =
-      static_cast<const unsigned char*>(p.kv) + b * p.seq * kDk * kEB;
+  const unsigned char* kv_b = static_cast<const unsigned char*>(p.kv) + b * p.seq * kDk * kEB;
   // Copies: a lane's chunk columns are fixed for the whole walk (latent chunk lane % kLatChunks
   // of rows lane / kLatChunks + kLatRows i; RoPE chunk lane % kRopeChunks of rows
   // lane / kRopeChunks + kRopeRows i), so a copy is a pointer plus a compile-time offset, with
   // no division per chunk (the earlier c / kChunks form cost ~25 instructions a copy).
-  constexpr int kRopeChunks = kChunks - kLatChunks;       // fp8 1, 16-bit 2
-  constexpr int kLatRows = mo::kWarp / kLatChunks;         // rows a step
+  constexpr int kRopeChunks = kChunks - kLatChunks;  // fp8 1, 16-bit 2
+  constexpr int kLatRows = mo::kWarp / kLatChunks;   // rows a step
   constexpr int kRopeRows = mo::kWarp / kRopeChunks;
-  constexpr int kRowG = kDk * kEB;                         // global row bytes
+  constexpr int kRowG = kDk * kEB;  // global row bytes
   static_assert(mo::kWarp % kLatChunks == 0 && mo::kWarp % kRopeChunks == 0, "copy layout");
   const int lat_r = lane / kLatChunks, lat_k = lane % kLatChunks;
   const int rope_r = lane / kRopeChunks, rope_k = lane % kRopeChunks;
@@ -367,7 +365,8 @@ __global__ void __launch_bounds__(kWarps * mo::kWarp, (slice_min_blocks<kN, kSta
       float x[kNTiles][mo::kFragAElems];
       float bmax[mo::kARowSlots];
 #pragma unroll
-      for (int sl = 0; sl < mo::kARowSlots; ++sl) bmax[sl] = -std::numeric_limits<float>::infinity();
+      for (int sl = 0; sl < mo::kARowSlots; ++sl)
+        bmax[sl] = -std::numeric_limits<float>::infinity();
 #pragma unroll
       for (int n = 0; n < kNTiles; ++n) {
 #pragma unroll
@@ -501,26 +500,36 @@ MlaKernelFn prepared(int* smem_bytes, int* threads, int* per_sm) {
 template <class T>
 MlaKernelFn select16(const MlaKernelChoice& c, int* smem, int* threads, int* per_sm) {
   if (c.version == 4) {
-    if (c.block_n == 32 && c.stages == 2) return prepared<T, 32, 2, false, true>(smem, threads, per_sm);
-    if (c.block_n == 64 && c.stages == 2) return prepared<T, 64, 2, false, true>(smem, threads, per_sm);
+    if (c.block_n == 32 && c.stages == 2)
+      return prepared<T, 32, 2, false, true>(smem, threads, per_sm);
+    if (c.block_n == 64 && c.stages == 2)
+      return prepared<T, 64, 2, false, true>(smem, threads, per_sm);
     return nullptr;
   }
-  if (c.block_n == 16 && c.stages == 2) return prepared<T, 16, 2, false, false>(smem, threads, per_sm);
-  if (c.block_n == 16 && c.stages == 3) return prepared<T, 16, 3, false, false>(smem, threads, per_sm);
-  if (c.block_n == 32 && c.stages == 2) return prepared<T, 32, 2, false, false>(smem, threads, per_sm);
+  if (c.block_n == 16 && c.stages == 2)
+    return prepared<T, 16, 2, false, false>(smem, threads, per_sm);
+  if (c.block_n == 16 && c.stages == 3)
+    return prepared<T, 16, 3, false, false>(smem, threads, per_sm);
+  if (c.block_n == 32 && c.stages == 2)
+    return prepared<T, 32, 2, false, false>(smem, threads, per_sm);
   return nullptr;
 }
 
 MlaKernelFn select_fp8(const MlaKernelChoice& c, int* smem, int* threads, int* per_sm) {
   using F = mo::Fp16;
   if (c.version == 4) {
-    if (c.block_n == 32 && c.stages == 2) return prepared<F, 32, 2, true, true>(smem, threads, per_sm);
-    if (c.block_n == 64 && c.stages == 2) return prepared<F, 64, 2, true, true>(smem, threads, per_sm);
+    if (c.block_n == 32 && c.stages == 2)
+      return prepared<F, 32, 2, true, true>(smem, threads, per_sm);
+    if (c.block_n == 64 && c.stages == 2)
+      return prepared<F, 64, 2, true, true>(smem, threads, per_sm);
     return nullptr;
   }
-  if (c.block_n == 32 && c.stages == 2) return prepared<F, 32, 2, true, false>(smem, threads, per_sm);
-  if (c.block_n == 32 && c.stages == 3) return prepared<F, 32, 3, true, false>(smem, threads, per_sm);
-  if (c.block_n == 64 && c.stages == 2) return prepared<F, 64, 2, true, false>(smem, threads, per_sm);
+  if (c.block_n == 32 && c.stages == 2)
+    return prepared<F, 32, 2, true, false>(smem, threads, per_sm);
+  if (c.block_n == 32 && c.stages == 3)
+    return prepared<F, 32, 3, true, false>(smem, threads, per_sm);
+  if (c.block_n == 64 && c.stages == 2)
+    return prepared<F, 64, 2, true, false>(smem, threads, per_sm);
   return nullptr;
 }
 
@@ -531,9 +540,15 @@ MlaKernelFn mla_slice_kernel(attn::DType dt, const MlaKernelChoice& c, int* smem
   MlaKernelFn fn = nullptr;
   if (c.head_groups == 1) {
     switch (dt) {
-      case attn::DType::kBf16: fn = select16<mo::Bf16>(c, smem_bytes, threads, per_sm); break;
-      case attn::DType::kFp16: fn = select16<mo::Fp16>(c, smem_bytes, threads, per_sm); break;
-      case attn::DType::kFp8: fn = select_fp8(c, smem_bytes, threads, per_sm); break;
+      case attn::DType::kBf16:
+        fn = select16<mo::Bf16>(c, smem_bytes, threads, per_sm);
+        break;
+      case attn::DType::kFp16:
+        fn = select16<mo::Fp16>(c, smem_bytes, threads, per_sm);
+        break;
+      case attn::DType::kFp8:
+        fn = select_fp8(c, smem_bytes, threads, per_sm);
+        break;
       default:
         throw attn::DeviceError("MLA decode: dtype " + std::string(attn::dtype_name(dt)) +
                                 " is not supported on the GPU (expected bf16, fp16 or fp8)");
@@ -542,9 +557,8 @@ MlaKernelFn mla_slice_kernel(attn::DType dt, const MlaKernelChoice& c, int* smem
   if (!fn)
     throw attn::DeviceError(
         "MLA decode v" + std::to_string(c.version) + ": no kernel for head_groups " +
-        std::to_string(c.head_groups) +
-        ", block_n " + std::to_string(c.block_n) + ", stages " + std::to_string(c.stages) +
-        " and dtype " + std::string(attn::dtype_name(dt)) +
+        std::to_string(c.head_groups) + ", block_n " + std::to_string(c.block_n) + ", stages " +
+        std::to_string(c.stages) + " and dtype " + std::string(attn::dtype_name(dt)) +
         (c.version == 4 ? " (block_n 32 or 64 with 2 stages)"
                         : " (16-bit: block_n 16 with 2 or 3 stages, 32 with 2; fp8: 32 with 2 or "
                           "3, 64 with 2)"));

@@ -4,8 +4,8 @@
 // keep v1 / v4 (decode_mla.hip, decode_mla_slice.hip); the plan asks for v5 / v6 only on a
 // compute capability 9.0 device.
 //
-// Why (kernels/NOTES.md, MLA): with 128 heads the absorbed decode does 2 x 1088 FLOPs a head and
-// token, ~146 GFLOP for H128 B64 S8192: compute-bound. v1 runs 16 or 32 heads a CTA on
+// Why (kernels/DESIGN.md, section 4): with 128 heads the absorbed decode does 2 x 1088 FLOPs a head
+// and token, ~146 GFLOP for H128 B64 S8192: compute-bound. v1 runs 16 or 32 heads a CTA on
 // mma.sync, so each K/V tile crosses from L2 into shared memory 4-8 times and every 16-row
 // fragment of it is loaded into registers again for each 16 heads; it measured 870 us (~170
 // TFLOP/s). Here one 64-row wgmma reads each K/V tile from shared memory once for 64 heads.
@@ -49,20 +49,22 @@ namespace {
 
 using namespace mla_wg;
 
-constexpr int kRows = 64;                        // heads a CTA: one m64 tile
-constexpr int kBlockN = 64;                      // tokens a block
+constexpr int kRows = 64;    // heads a CTA: one m64 tile
+constexpr int kBlockN = 64;  // tokens a block
 constexpr int kStages = 2;
 constexpr int kBlockBytes = kKTiles * wg::kTileBytes;  // 73728: Q, or one KV stage
 constexpr int kQ0 = 0;
 constexpr int kKV0 = kQ0 + kBlockBytes;
 constexpr int kP0 = kKV0 + kStages * kBlockBytes;
-constexpr int kAlpha0 = kP0 + wg::kTileBytes;    // float [64]
-constexpr int kState0 = kAlpha0 + kRows * 4;     // float2 [64]
+constexpr int kAlpha0 = kP0 + wg::kTileBytes;           // float [64]
+constexpr int kState0 = kAlpha0 + kRows * 4;            // float2 [64]
 constexpr int kSmemBytes = kState0 + kRows * 8 + 1024;  // + slack to align the base to 1024
 static_assert(kSmemBytes <= 227 * 1024, "v5 shared memory");
 static_assert(kRows == kBlockN, "one copy layout for Q and KV blocks");
 
-__device__ __forceinline__ void bar_arrive_p() { asm volatile("bar.arrive 1, 256;\n" ::: "memory"); }
+__device__ __forceinline__ void bar_arrive_p() {
+  asm volatile("bar.arrive 1, 256;\n" ::: "memory");
+}
 
 template <class T>
 __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_kernel(MlaParams p) {
@@ -105,7 +107,7 @@ __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_kernel(MlaParams p) {
   }
   // Later blocks are copied by WG1, which waits for P while WG0 computes Q K^T and the softmax
   // (probe 8: by all threads, as the first version).
-  const bool all_copy = p.probe & 8;
+  const bool all_copy = kDiag && (p.probe & 8);
 
   float o[128];
 #pragma unroll
@@ -120,16 +122,18 @@ __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_kernel(MlaParams p) {
     mo::copy_wait<0>();
     wg::fence_async_smem();
     __syncthreads();  // block j landed; block j - 1's stage and P are no longer read
-    if (j + 1 < n_blocks && !(p.probe & 4)) {
-      if (all_copy) issue(std::integral_constant<int, kThreads>{}, j + 1, tid);
-      else if (wgi == 1) issue(std::integral_constant<int, 128>{}, j + 1, tid - 128);
+    if (j + 1 < n_blocks && !(kDiag && (p.probe & 4))) {
+      if (all_copy)
+        issue(std::integral_constant<int, kThreads>{}, j + 1, tid);
+      else if (wgi == 1)
+        issue(std::integral_constant<int, 128>{}, j + 1, tid - 128);
     }
     mo::copy_commit();
     const std::uint32_t kv_s = wg::smem_addr(smem + kKV0 + (j % kStages) * kBlockBytes);
 
     if (wgi == 0) {
       float s[32];
-      if (p.probe & 1) {
+      if (kDiag && (p.probe & 1)) {
 #pragma unroll
         for (int i = 0; i < 32; ++i) s[i] = 0.f;
       } else {
@@ -209,11 +213,12 @@ __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_kernel(MlaParams p) {
           o[4 * jj + 3] *= al[1];
         }
       }
-      if (!(p.probe & 2)) {
+      if (!(kDiag && (p.probe & 2))) {
         wg::fence();
 #pragma unroll
         for (int kk = 0; kk < kBlockN / 16; ++kk)
-          wg::mma_rs_m64n256k16<1>(T{}, o, pa[kk], wg::desc(kv_s + kk * 16 * 128, wg::kTileBytes, 1024), 1);
+          wg::mma_rs_m64n256k16<1>(T{}, o, pa[kk],
+                                   wg::desc(kv_s + kk * 16 * 128, wg::kTileBytes, 1024), 1);
         wg::commit();
         wg::wait<0>();
         wg::pin(o);
@@ -230,12 +235,13 @@ __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_kernel(MlaParams p) {
           o[4 * jj + 3] *= a1;
         }
       }
-      if (!(p.probe & 2)) {
+      if (!(kDiag && (p.probe & 2))) {
         wg::fence();
 #pragma unroll
         for (int kk = 0; kk < kBlockN / 16; ++kk)
-          wg::mma_ss_m64n256k16<1>(T{}, o, wg::desc(p_s + kk * 32, 16, 1024),
-                                   wg::desc(kv_s + 4 * wg::kTileBytes + kk * 16 * 128, wg::kTileBytes, 1024), 1);
+          wg::mma_ss_m64n256k16<1>(
+              T{}, o, wg::desc(p_s + kk * 32, 16, 1024),
+              wg::desc(kv_s + 4 * wg::kTileBytes + kk * 16 * 128, wg::kTileBytes, 1024), 1);
         wg::commit();
         wg::wait<0>();
         wg::pin(o);

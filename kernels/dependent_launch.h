@@ -12,9 +12,8 @@
 //
 // The launcher decides once a launch (pdl_enabled()) and tells both kernels (a `pdl` field or
 // argument), so that with it off they run exactly the code they ran before this header.
-// On by default; ATTNLAB_PDL=0 turns it off (comparisons). Measured (H100, session 14, same
-// run, lone launch / in a graph, us): MQA B16 S4096 21.44 / 18.60 -> 20.50 / 17.55, MLA bs4
-// kv1024 14.1 / 11.2 -> 13.2 / 10.1, bs32 kv1024 24.4 -> 23.4; the long rows unchanged.
+// On by default; ATTNLAB_PDL=0 turns it off (comparisons). It saves about 1 us on the short
+// split rows (kernels/DESIGN.md, "Dependent launches").
 // Include after kernels/hip_compat.h.
 #pragma once
 
@@ -23,6 +22,7 @@
 #include <utility>
 
 #include "kernels/gpu_check.h"
+#include "kernels/overrides.h"
 
 namespace kern {
 
@@ -42,18 +42,11 @@ __device__ __forceinline__ void pdl_wait_primary() {
 #endif
 }
 
-// An on-by-default launcher switch from the environment: only an exact "0" turns it off
-// (ATTNLAB_PDL, ATTNLAB_GROUPED_TICKET). Callers cache the answer.
-inline bool env_switch_on(const char* name) {
-  const char* e = std::getenv(name);
-  return !(e && e[0] == '0' && e[1] == '\0');
-}
-
 // Whether launches take the PDL attribute: an sm_90 device, and ATTNLAB_PDL not "0" (read
 // once).
 inline bool pdl_enabled() {
 #if defined(ATTNLAB_HIP_ON_CUDA)
-  static const bool on = env_switch_on("ATTNLAB_PDL");
+  static const bool on = read_overrides().pdl;
   return on && device_is_sm90();
 #else
   return false;

@@ -3,10 +3,10 @@
 // every call throws DeviceError("this build has no GPU support") and query_device() reports
 // available = false.
 //
-// All tensors here are host float32 in DESIGN.md layouts; the API uploads them converted to the
-// requested storage dtype (bf16, fp16, or fp8 e4m3 KV with one float32 scale per tensor and
-// bf16 queries), runs, and downloads float32 results. Benchmarks use GpuWorkspace to keep
-// data resident.
+// All tensors here are host float32 in the layouts of docs/DESIGN.md section 2; the API
+// uploads them converted to the requested storage dtype (bf16, fp16, or fp8 e4m3 KV with one
+// float32 scale per tensor and bf16 queries), runs, and downloads float32 results. Benchmarks use
+// GpuWorkspace to keep data resident.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -31,8 +31,8 @@ struct DeviceInfo {
   std::uint64_t l2_bytes = 0;
 };
 
-bool gpu_compiled();       // built with CUDA or HIP
-DeviceInfo query_device(); // never throws
+bool gpu_compiled();        // built with CUDA or HIP
+DeviceInfo query_device();  // never throws
 
 // Grouped decode (MHA/MQA/GQA/SWA): q [B, Hq, D], k/v [B, S, Hkv, D|Dv], lens [B] or nullptr,
 // out [B, Hq, Dv]. dt: kBf16, kFp16 or kFp8 (KV in e4m3, q in bf16). Throws DeviceError.

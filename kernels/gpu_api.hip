@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "attention/config.h"
 #include "attention/error.h"
 #include "kernels/gpu.h"
 #include "kernels/gpu_check.h"
@@ -144,7 +145,7 @@ void gpu_decode_grouped(const attn::GroupedDecodeShape& s, const float* q, const
   a.head_dim = s.head_dim;
   a.value_dim = s.value_dim;
   a.window = s.window;
-  a.scale = static_cast<float>(s.scale != 0 ? s.scale : 1.0 / std::sqrt(double(s.head_dim)));
+  a.scale = static_cast<float>(attn::resolve_scale(s.scale, static_cast<int>(s.head_dim)));
   a.dt = dt;
   a.k_scale = storage_scale(dt, k, nk);
   a.v_scale = storage_scale(dt, v, nv);

@@ -18,27 +18,26 @@ namespace kern {
 
 [[noreturn]] inline void throw_hip_error(hipError_t e, const char* what, const char* file,
                                          int line) {
-  std::string msg = std::string(file) + ":" + std::to_string(line) + ": " + what + " failed: " +
-                    hipGetErrorString(e) + " (" + hipGetErrorName(e) + ")";
-  if (e == hipErrorOutOfMemory)
-    msg += "; the case needs more device memory than is free";
+  std::string msg = std::string(file) + ":" + std::to_string(line) + ": " + what +
+                    " failed: " + hipGetErrorString(e) + " (" + hipGetErrorName(e) + ")";
+  if (e == hipErrorOutOfMemory) msg += "; the case needs more device memory than is free";
   (void)hipGetLastError();  // clear a sticky-free error so the next call starts clean
   throw attn::DeviceError(msg);
 }
 
 }  // namespace kern
 
-#define HIP_CHECK(call)                                                        \
-  do {                                                                         \
-    hipError_t attnlab_err_ = (call);                                          \
-    if (attnlab_err_ != hipSuccess)                                            \
-      ::kern::throw_hip_error(attnlab_err_, #call, __FILE__, __LINE__);        \
+#define HIP_CHECK(call)                                                 \
+  do {                                                                  \
+    hipError_t attnlab_err_ = (call);                                   \
+    if (attnlab_err_ != hipSuccess)                                     \
+      ::kern::throw_hip_error(attnlab_err_, #call, __FILE__, __LINE__); \
   } while (0)
 
-#define HIP_CHECK_LAUNCH()                                                     \
-  do {                                                                         \
-    hipError_t attnlab_err_ = hipGetLastError();                               \
-    if (attnlab_err_ != hipSuccess)                                            \
+#define HIP_CHECK_LAUNCH()                                                        \
+  do {                                                                            \
+    hipError_t attnlab_err_ = hipGetLastError();                                  \
+    if (attnlab_err_ != hipSuccess)                                               \
       ::kern::throw_hip_error(attnlab_err_, "kernel launch", __FILE__, __LINE__); \
   } while (0)
 
@@ -84,7 +83,9 @@ class DeviceBuffer {
 
   void* get() const { return ptr_; }
   template <class T>
-  T* as() const { return static_cast<T*>(ptr_); }
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
   std::size_t bytes() const { return bytes_; }
 
  private:

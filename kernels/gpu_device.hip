@@ -123,8 +123,10 @@ DeviceInfo query_device() {
     DeviceInfo d = cached_info();
     if (d.available) {  // free memory changes: ask again
       std::size_t free_b = 0, total_b = 0;
-      if (hipMemGetInfo(&free_b, &total_b) == hipSuccess) d.free_memory = free_b;
-      else (void)hipGetLastError();
+      if (hipMemGetInfo(&free_b, &total_b) == hipSuccess)
+        d.free_memory = free_b;
+      else
+        (void)hipGetLastError();
     }
     return d;
   } catch (const std::exception& ex) {
@@ -154,8 +156,8 @@ void check_warp_size() {
   const int w = cached_info().warp_size;
   if (w != ATTNLAB_KWARP)
     throw attn::DeviceError("the device's warp size is " + std::to_string(w) +
-                            " but the kernels were compiled for " +
-                            std::to_string(ATTNLAB_KWARP) + " (rebuild for this GPU's target)");
+                            " but the kernels were compiled for " + std::to_string(ATTNLAB_KWARP) +
+                            " (rebuild for this GPU's target)");
 }
 
 }  // namespace kern

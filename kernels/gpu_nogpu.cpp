@@ -6,8 +6,9 @@ namespace kern {
 
 namespace {
 [[noreturn]] void no_gpu() {
-  throw attn::DeviceError("this build has no GPU support (configured with ATTNLAB_GPU=off or "
-                          "without nvcc/hipcc); use --device cpu");
+  throw attn::DeviceError(
+      "this build has no GPU support (configured with ATTNLAB_GPU=off or "
+      "without nvcc/hipcc); use --device cpu");
 }
 }  // namespace
 

@@ -1,6 +1,7 @@
 // Device-side pieces shared by the grouped decode kernels (decode_grouped.hip: v1, v2, combine;
-// decode_grouped_mma.hip: v3; decode_grouped_pipe.hip: v4; decode_grouped_wgmma_sm90a.hip: v5): the launch parameters, storage conversions, the key range of a
-// split and the result write. Include only from .hip files, after kernels/hip_compat.h.
+// decode_grouped_mma.hip: v3; decode_grouped_pipe.hip: v4; decode_grouped_wgmma_sm90a.hip: v5): the
+// launch parameters, storage conversions, the key range of a split and the result write. Include
+// only from .hip files, after kernels/hip_compat.h.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -8,22 +9,32 @@
 #include "kernels/grouped_launch.h"
 #include "kernels/hip_compat.h"
 #include "kernels/dependent_launch.h"
+#include "kernels/diag.h"
 
 namespace kern {
 namespace gdev {
 
-constexpr int kThreads = 128;      // threads per block (both kernels)
-constexpr int kTileBytes = 16384;  // K + V bytes of one tile (v2)
-constexpr int kGenericKeys = 128;  // keys per tile (v1)
+constexpr int kThreads = 128;           // threads per block (both kernels)
+constexpr int kTileBytes = 16384;       // K + V bytes of one tile (v2)
+constexpr int kGenericKeys = 128;       // keys per tile (v1)
 constexpr int kGenericDvPerThread = 8;  // v1 supports Dv <= 8 * kThreads
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
 constexpr int kWarp = ATTNLAB_KWARP;
 
 // ---- storage types ----------------------------------------------------------------------
-struct Bf16Kv { using T = std::uint16_t; static constexpr int kVec = 8; };
-struct Fp16Kv { using T = std::uint16_t; static constexpr int kVec = 8; };
-struct Fp8Kv { using T = std::uint8_t; static constexpr int kVec = 16; };
+struct Bf16Kv {
+  using T = std::uint16_t;
+  static constexpr int kVec = 8;
+};
+struct Fp16Kv {
+  using T = std::uint16_t;
+  static constexpr int kVec = 8;
+};
+struct Fp8Kv {
+  using T = std::uint8_t;
+  static constexpr int kVec = 16;
+};
 
 // Exact conversions by bit placement (no vendor fp16/bf16/fp8 headers needed). fp16 and e4m3
 // magnitudes are put into a float's low exponent bits and rescaled by a power of two, which is
@@ -86,31 +97,31 @@ __device__ __forceinline__ float warp_sum(float x) {
 }
 
 struct Params {
-  const void* q;         // [B, Hq, D]
-  const void* k;         // [B, S, Hkv, D]
-  const void* v;         // [B, S, Hkv, Dv]
-  const std::int32_t* lens;  // [B] or nullptr
-  float* out;            // [B, Hq, Dv] (written directly when splits == 1)
-  float* part_acc;       // [splits, B, Hq, Dv] unnormalised partial outputs (splits > 1)
-  float2* part_state;    // [splits, B, Hq] {max (natural-log units), sum}
-  long long seq;         // S
-  long long chunk;       // C, keys per split
+  const void* q;                 // [B, Hq, D]
+  const void* k;                 // [B, S, Hkv, D]
+  const void* v;                 // [B, S, Hkv, Dv]
+  const std::int32_t* lens;      // [B] or nullptr
+  float* out;                    // [B, Hq, Dv] (written directly when splits == 1)
+  float* part_acc;               // [splits, B, Hq, Dv] unnormalised partial outputs (splits > 1)
+  float2* part_state;            // [splits, B, Hq] {max (natural-log units), sum}
+  long long seq;                 // S
+  long long chunk;               // C, keys per split
   int batch, hq, hkv, g, d, dv;  // B, Hq, Hkv, G, D, Dv
-  int window;            // W, 0 = full
-  int splits, slices;    // KV splits; head slices per kv head
-  float q_mult;          // scale * k_scale * log2(e), folded into q
-  float v_scale;         // fp8 value scale (1 otherwise)
-  unsigned* counters;    // [B, Hkv, slices] finished splits (fused combine); 0 between launches
-  int fused;             // 1: the last block of each (b, kv head, slice) does the combine
+  int window;                    // W, 0 = full
+  int splits, slices;            // KV splits; head slices per kv head
+  float q_mult;                  // scale * k_scale * log2(e), folded into q
+  float v_scale;                 // fp8 value scale (1 otherwise)
+  unsigned* counters;  // [B, Hkv, slices] finished splits (fused combine); 0 between launches
+  int fused;           // 1: the last block of each (b, kv head, slice) does the combine
   unsigned long long* timeline;  // v5 diagnostics, GroupedDeviceArgs::timeline; nullptr = off
-  int probe;             // v5 diagnostics (ATTNLAB_GROUPED_PROBE): 1 = copies only, no math;
-                         // 2 = the splits of a group interleave their blocks
-  int pdl;               // 1: the separate combine is launched as a programmatic dependent of
-                         // the main kernel (kernels/dependent_launch.h; ATTNLAB_PDL=0: never)
-  int cluster;           // v5, one warpgroup, one slice: > 1 = the `splits` CTAs of a group are
-                         // one thread-block cluster and merge through distributed shared memory
-  int ticket;            // v5, two warpgroups, split and fused: 1 = ticket-first merge
-                         // (take_ticket below)
+  int probe;    // v5 diagnostics (ATTNLAB_GROUPED_PROBE): 1 = copies only, no math;
+                // 2 = the splits of a group interleave their blocks
+  int pdl;      // 1: the separate combine is launched as a programmatic dependent of
+                // the main kernel (kernels/dependent_launch.h; ATTNLAB_PDL=0: never)
+  int cluster;  // v5, one warpgroup, one slice: > 1 = the `splits` CTAs of a group are
+                // one thread-block cluster and merge through distributed shared memory
+  int ticket;   // v5, two warpgroups, split and fused: 1 = ticket-first merge
+                // (take_ticket below)
 };
 
 // Key range [start, end) of block `split` of sequence b.
@@ -188,7 +199,8 @@ __device__ __forceinline__ void combine_rows(const Params& p, long long row0, in
   // loads 16 at a time, all independent: one L2 round trip per 16 splits, not one per split.
   const int quads = p.dv / 4;
   const long long step = rows * p.dv;
-  for (int idx = static_cast<int>(threadIdx.x); idx < nh * quads; idx += static_cast<int>(blockDim.x)) {
+  for (int idx = static_cast<int>(threadIdx.x); idx < nh * quads;
+       idx += static_cast<int>(blockDim.x)) {
     const int r = idx / quads, dd = 4 * (idx % quads);
     const float* w = scratch + r * p.splits;
     const float* pa = p.part_acc + (row0 + r) * p.dv + dd;
@@ -213,8 +225,8 @@ __device__ __forceinline__ void combine_rows(const Params& p, long long row0, in
   }
 }
 
-__device__ __forceinline__ void combine_if_last(const Params& p, int b, int group, int h0,
-                                                int nh, float* scratch) {
+__device__ __forceinline__ void combine_if_last(const Params& p, int b, int group, int h0, int nh,
+                                                float* scratch) {
   __shared__ int last;
   __threadfence();
   __syncthreads();
@@ -235,7 +247,7 @@ __device__ __forceinline__ void combine_if_last(const Params& p, int b, int grou
 // the two warpgroups' hand-over); the CTAs that are not last write their partials, fence and
 // publish; the last one writes no partial, waits until the others have published (they never
 // wait on anyone, so this cannot deadlock: each took its ticket earlier, so it is running),
-// merges them into its registers and resets the word. H100, session 17: MQA B64 S8192 -0.45 us;
+// merges them into its registers and resets the word. H100: MQA B64 S8192 -0.45 us;
 // the same order for the one-warpgroup / v4 tails (combine_if_last, whose last CTA must write
 // its own partial anyway) measured 0.4-0.75 us slower and was not kept.
 constexpr unsigned kTicketArrivals = 0xffffu;
@@ -250,7 +262,8 @@ __device__ __forceinline__ bool ticket_is_last(const Params& p, unsigned ticket)
 // A CTA that is not last, every calling thread after its partial writes: fence, then one
 // publish. `sync` is the barrier over the calling threads.
 template <class Sync>
-__device__ __forceinline__ void publish_partial(const Params& p, int group, bool leader, Sync&& sync) {
+__device__ __forceinline__ void publish_partial(const Params& p, int group, bool leader,
+                                                Sync&& sync) {
   __threadfence();
   sync();
   if (leader) atomicAdd(p.counters + group, kTicketPublished);
@@ -286,7 +299,8 @@ void launch_grouped_mma(const Params& p, bool fp16, int splits, hipStream_t stre
 constexpr int pipe_max_stages(int keys) { return keys == 32 ? 3 : 4; }  // 4 x 32 keys do not fit
 bool pipe_supported(int d, int dv, bool fp16_or_bf16);
 bool pipe_keys_supported(int d, int stages, int mtiles, int keys);
-int pipe_blocks_per_sm(bool fp16, int d, int stages, int mtiles, int tile_warps, int keys);  // an SM
+int pipe_blocks_per_sm(bool fp16, int d, int stages, int mtiles, int tile_warps,
+                       int keys);  // an SM
 void launch_grouped_pipe(const Params& p, bool fp16, int splits, int stages, int mtiles,
                          int tile_warps, int keys, hipStream_t stream);
 

@@ -3,8 +3,8 @@
 // loads on AMD) and the fp8 e4m3 -> bf16 conversion. Kernels written against this header hold
 // no vendor-specific code.
 //
-// Tiles. Every product is expressed in 16x16x16 steps, C[16 m][16 n] += A[16 m][16 k] B[16 k][16 n],
-// with 16-bit operands (bf16 or fp16, chosen by the Bf16 / Fp16 tag) and fp32 accumulators.
+// Tiles. Every product is expressed in 16x16x16 steps, C[16 m][16 n] += A[16 m][16 k] B[16 k][16
+// n], with 16-bit operands (bf16 or fp16, chosen by the Bf16 / Fp16 tag) and fp32 accumulators.
 // Operands are loaded from shared memory, where a tile is addressed by a pointer to its first
 // element and a row stride `ld` in elements (a multiple of 8; rows 16-byte aligned):
 //   load_a    A stored [m][k] (k contiguous)                      -- e.g. queries, probabilities
@@ -14,7 +14,8 @@
 // is C[frag_c_row(i, lane)][frag_c_col(i, lane)].
 //
 //   NVIDIA: two mma.sync.m16n8k16 per step, operands through ldmatrix (x4, .trans for kn).
-//           C layout: i = 4 * half + j: row = lane/4 + 8 * (j/2), col = 8 * half + 2 * (lane%4) + j%2.
+//           C layout: i = 4 * half + j: row = lane/4 + 8 * (j/2), col = 8 * half + 2 * (lane%4) +
+//           j%2.
 //   AMD:    one v_mfma_f32_16x16x16{bf16_1k,f16} per step on a 64-wide wavefront.
 //           A: lane holds A[lane%16][4*(lane/16) + 0..3]; B: B[4*(lane/16) + 0..3][lane%16];
 //           C: C[4*(lane/16) + i][lane%16].
@@ -37,9 +38,15 @@ struct Fp16 {};
 
 #if defined(ATTNLAB_HIP_ON_CUDA)
 // ---------------------------------------------------------------------------------- NVIDIA
-struct FragA { std::uint32_t r[4]; };
-struct FragB { std::uint32_t r[4]; };  // two n8 halves: r[0..1] cols 0-7, r[2..3] cols 8-15
-struct FragC { float v[8]; };
+struct FragA {
+  std::uint32_t r[4];
+};
+struct FragB {
+  std::uint32_t r[4];
+};  // two n8 halves: r[0..1] cols 0-7, r[2..3] cols 8-15
+struct FragC {
+  float v[8];
+};
 
 __device__ __forceinline__ int frag_c_row(int i, int lane) { return lane / 4 + 8 * ((i & 3) >> 1); }
 __device__ __forceinline__ int frag_c_col(int i, int lane) {
@@ -107,8 +114,8 @@ __device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
 // 16 bytes global -> shared, asynchronously; zero-fills the destination when !valid (src must
 // still be a mapped address). Completion: copy_commit() then copy_wait<n>() and a barrier.
 __device__ __forceinline__ void copy16(void* dst, const void* src, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)),
-               "l"(src), "r"(valid ? 16 : 0));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
+               "r"(valid ? 16 : 0));
 }
 __device__ __forceinline__ void copy_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N>
@@ -209,13 +216,17 @@ __device__ __forceinline__ void load_b_kn_e4m3_x2(FragB& b0, FragB& b1, const un
   // m = {V[2q][2g], V[2q][2g+1], V[2q+1][2g], V[2q+1][2g+1]} -> even dim pair, odd dim pair
   std::uint32_t e, o;
   e4m3x4_to_f16x4(__byte_perm(m[0], 0, 0x3120), e, o);
-  b0.r[0] = e; b0.r[2] = o;
+  b0.r[0] = e;
+  b0.r[2] = o;
   e4m3x4_to_f16x4(__byte_perm(m[1], 0, 0x3120), e, o);
-  b0.r[1] = e; b0.r[3] = o;
+  b0.r[1] = e;
+  b0.r[3] = o;
   e4m3x4_to_f16x4(__byte_perm(m[2], 0, 0x3120), e, o);
-  b1.r[0] = e; b1.r[2] = o;
+  b1.r[0] = e;
+  b1.r[2] = o;
   e4m3x4_to_f16x4(__byte_perm(m[3], 0, 0x3120), e, o);
-  b1.r[1] = e; b1.r[3] = o;
+  b1.r[1] = e;
+  b1.r[3] = o;
 }
 
 #else
@@ -225,9 +236,15 @@ typedef short Short4 __attribute__((ext_vector_type(4)));
 typedef _Float16 Half4 __attribute__((ext_vector_type(4)));
 typedef float Float4 __attribute__((ext_vector_type(4)));
 
-struct FragA { std::uint32_t r[2]; };  // 4 x 16-bit
-struct FragB { std::uint32_t r[2]; };
-struct FragC { float v[4]; };
+struct FragA {
+  std::uint32_t r[2];
+};  // 4 x 16-bit
+struct FragB {
+  std::uint32_t r[2];
+};
+struct FragC {
+  float v[4];
+};
 
 __device__ __forceinline__ int frag_c_row(int i, int lane) { return 4 * (lane / 16) + i; }
 __device__ __forceinline__ int frag_c_col(int, int lane) { return lane % 16; }
@@ -301,9 +318,12 @@ __device__ __forceinline__ void copy_wait() {}
 __device__ __forceinline__ std::uint32_t e4m3_to_bf16_bits(std::uint32_t b) {
   const std::uint32_t sign = (b & 0x80u) << 8, e = (b >> 3) & 15u, m = b & 7u;
   std::uint32_t mag;
-  if ((b & 0x7fu) == 0x7fu) mag = 0x7fc0u;                                   // NaN
-  else if (e == 0) mag = __float_as_uint(float(m) * 0.001953125f) >> 16;     // m * 2^-9, exact
-  else mag = ((e + 120u) << 7) | (m << 4);
+  if ((b & 0x7fu) == 0x7fu)
+    mag = 0x7fc0u;  // NaN
+  else if (e == 0)
+    mag = __float_as_uint(float(m) * 0.001953125f) >> 16;  // m * 2^-9, exact
+  else
+    mag = ((e + 120u) << 7) | (m << 4);
   return sign | mag;
 }
 __device__ __forceinline__ void e4m3x4_to_bf16x4(std::uint32_t x, std::uint32_t& lo,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attention/dtype.h"
+#include "attention/config.h"
 #include "attention/error.h"
 #include "kernels/gpu.h"
 #include "kernels/gpu_check.h"
@@ -56,7 +57,7 @@ void gpu_decode_mla_with(const attn::MlaDecodeShape& s, const float* q, const fl
   a.heads = s.heads;
   a.latent_dim = s.latent_dim;
   a.rope_dim = s.rope_dim;
-  a.scale = static_cast<float>(s.scale != 0 ? s.scale : 1.0 / std::sqrt(double(dk)));
+  a.scale = static_cast<float>(attn::resolve_scale(s.scale, static_cast<int>(dk)));
   a.dt = dt;
 
   std::vector<std::int32_t> lens32;
@@ -65,14 +66,14 @@ void gpu_decode_mla_with(const attn::MlaDecodeShape& s, const float* q, const fl
     for (std::int64_t b = 0; b < s.batch; ++b) {
       if (lens[b] < 0 || lens[b] > s.seq)
         throw attn::InputError("gpu MLA decode: lens[" + std::to_string(b) + "] = " +
-                               std::to_string(lens[b]) + " is outside 0.." +
-                               std::to_string(s.seq));
+                               std::to_string(lens[b]) + " is outside 0.." + std::to_string(s.seq));
       lens32[std::size_t(b)] = static_cast<std::int32_t>(lens[b]);
     }
   }
 
   // Host conversion first: a shape error must not cost device allocations.
-  const std::vector<std::uint16_t> hq = to_16bit(q, nq, dt == attn::DType::kFp16 ? dt : attn::DType::kBf16);
+  const std::vector<std::uint16_t> hq =
+      to_16bit(q, nq, dt == attn::DType::kFp16 ? dt : attn::DType::kBf16);
   std::vector<std::uint16_t> hkv16;
   std::vector<std::uint8_t> hkv8;
   if (dt == attn::DType::kFp8) {

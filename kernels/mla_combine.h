@@ -16,8 +16,7 @@ constexpr int kMlaCombineMaxSplits = 256;  // most KV splits one combine merges
 // on `stream`, as a programmatic dependent of the decode kernel where `dependent` (the
 // decode kernel's MlaParams::pdl; kernels/dependent_launch.h); throws attn::DeviceError on a
 // launch error or rows / splits out of range.
-void launch_mla_combine(int version, const float* part_acc, const float2* part_state,
-                        float* out, int splits, std::int64_t rows, bool dependent,
-                        hipStream_t stream);
+void launch_mla_combine(int version, const float* part_acc, const float2* part_state, float* out,
+                        int splits, std::int64_t rows, bool dependent, hipStream_t stream);
 
 }  // namespace kern

@@ -22,10 +22,10 @@ constexpr int kDl = kMlaLatentDim;
 // v1 combine: out[b, h] = merge over splits (SoftmaxState::merge) in split order, 4 output dims
 // a thread, kSerialRows rows (b, h) a CTA. The states and partials of 8 splits are loaded
 // before they are merged, so a thread waits one L2 round trip per 8 splits, not two per split
-// (H200, session 9: 1024 CTAs of one row with a dependent walk took 4.4 us for 2 splits of
+// (H200: 1024 CTAs of one row with a dependent walk took 4.4 us for 2 splits of
 // H16 B64).
 constexpr int kSerialRows = 2;
-__global__ void __launch_bounds__(kSerialRows * kDl / 4)
+__global__ void __launch_bounds__(kSerialRows* kDl / 4)
     mla_combine_serial_kernel(const float* part_acc, const float2* part_state, float* out,
                               std::int64_t rows, int splits, int pdl) {
   if (pdl) pdl_wait_primary();  // a dependent of the decode kernel: its partials first
@@ -151,9 +151,8 @@ __global__ void __launch_bounds__(128 * kCombineMaxGroups)
 
 }  // namespace
 
-void launch_mla_combine(int version, const float* part_acc, const float2* part_state,
-                        float* out, int splits, std::int64_t rows, bool dependent,
-                        hipStream_t stream) {
+void launch_mla_combine(int version, const float* part_acc, const float2* part_state, float* out,
+                        int splits, std::int64_t rows, bool dependent, hipStream_t stream) {
   if (rows < 1 || rows > std::numeric_limits<int>::max() || splits < 2 ||
       splits > kMlaCombineMaxSplits)
     throw attn::DeviceError("MLA combine: " + std::to_string(rows) + " rows, " +
@@ -167,8 +166,8 @@ void launch_mla_combine(int version, const float* part_acc, const float2* part_s
                      splits, dependent ? 1 : 0);
   } else {
     const int groups = std::min(kCombineMaxGroups, splits);
-    launch_dependent(dependent, mla_combine_kernel, grid, dim3(128 * groups), 0, stream,
-                     part_acc, part_state, out, splits, dependent ? 1 : 0);
+    launch_dependent(dependent, mla_combine_kernel, grid, dim3(128 * groups), 0, stream, part_acc,
+                     part_state, out, splits, dependent ? 1 : 0);
   }
   HIP_CHECK_LAUNCH();
 }

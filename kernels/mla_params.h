@@ -6,28 +6,29 @@
 #include <limits>
 
 #include "kernels/hip_compat.h"
+#include "kernels/diag.h"
 #include "kernels/mla_launch.h"
 
 namespace kern {
 
 struct MlaParams {
-  const void* q;              // [B, H, Dk] 16-bit
-  const void* kv;             // [B, S, Dk] 16-bit or e4m3 bytes
-  const std::int32_t* lens;   // [B] valid positions, nullptr = all S
-  float* out;                 // [B, H, Dl]
-  float* part_acc;            // [B, H, splits, Dl] unnormalised partial outputs (splits > 1)
-  float2* part_state;         // [B, H, splits] (max, sum) of the split (splits > 1)
-  std::int64_t seq;           // S
-  int heads;                  // H
-  int head_tiles;             // ceil(H / (16 * HG))
-  int splits;                 // KV splits per sequence
-  std::int64_t split_len;     // tokens per split (a multiple of the block length)
-  float score_scale;          // softmax scale (times kv_scale for fp8 keys)
-  float out_scale;            // kv_scale for fp8 values, else 1
-  int pdl = 0;                // 1: the split combine is launched as a programmatic dependent of
-                              // this kernel (kernels/dependent_launch.h; ATTNLAB_PDL=0: never)
-  int probe = 0;              // v5, v6 and v7 only, diagnostics (ATTNLAB_MLA_PROBE): 1 skip Q K^T, 2 skip
-                              // P V, 4 no KV copies after block 0, 8 all threads copy
+  const void* q;             // [B, H, Dk] 16-bit
+  const void* kv;            // [B, S, Dk] 16-bit or e4m3 bytes
+  const std::int32_t* lens;  // [B] valid positions, nullptr = all S
+  float* out;                // [B, H, Dl]
+  float* part_acc;           // [B, H, splits, Dl] unnormalised partial outputs (splits > 1)
+  float2* part_state;        // [B, H, splits] (max, sum) of the split (splits > 1)
+  std::int64_t seq;          // S
+  int heads;                 // H
+  int head_tiles;            // ceil(H / (16 * HG))
+  int splits;                // KV splits per sequence
+  std::int64_t split_len;    // tokens per split (a multiple of the block length)
+  float score_scale;         // softmax scale (times kv_scale for fp8 keys)
+  float out_scale;           // kv_scale for fp8 values, else 1
+  int pdl = 0;               // 1: the split combine is launched as a programmatic dependent of
+                             // this kernel (kernels/dependent_launch.h; ATTNLAB_PDL=0: never)
+  int probe = 0;  // v5, v6 and v7 only, diagnostics (ATTNLAB_MLA_PROBE): 1 skip Q K^T, 2 skip
+                  // P V, 4 no KV copies after block 0, 8 all threads copy
 };
 
 using MlaKernelFn = void (*)(MlaParams);
@@ -70,11 +71,11 @@ MlaKernelFn mla_slice_kernel(attn::DType dt, const MlaKernelChoice& c, int* smem
 // another choice or dtype, or when the device is not compute capability 9.0 (device_is_sm90).
 MlaKernelFn mla_wgmma_kernel_for(attn::DType dt, const MlaKernelChoice& c, int* smem_bytes,
                                  int* threads, int* per_sm);
-// v6 (decode_mla_narrow_sm90a.hip): up to 16 heads a CTA on wgmma with the tokens as the 64 rows (S^T = K Q^T,
-// O^T = V^T P^T), 16-bit caches; head_groups 1 with (block_n, stages) (64, 2), (48, 3),
-// (32, 2), (32, 4). Throws as v5 does.
-MlaKernelFn mla_wgmma_narrow_kernel_for(attn::DType dt, const MlaKernelChoice& c,
-                                        int* smem_bytes, int* threads, int* per_sm);
+// v6 (decode_mla_narrow_sm90a.hip): up to 16 heads a CTA on wgmma with the tokens as the 64 rows
+// (S^T = K Q^T, O^T = V^T P^T), 16-bit caches; head_groups 1 with (block_n, stages) (64, 2), (48,
+// 3), (32, 2), (32, 4). Throws as v5 does.
+MlaKernelFn mla_wgmma_narrow_kernel_for(attn::DType dt, const MlaKernelChoice& c, int* smem_bytes,
+                                        int* threads, int* per_sm);
 // v7 (decode_mla_fp8_sm90a.hip): v6's transposed products for fp8 e4m3 caches, the cache kept
 // e4m3 in shared memory and converted to fp16 in registers for register-A wgmma; head_groups 1,
 // block_n 64, stages 2 or 3. Throws as v5 does.

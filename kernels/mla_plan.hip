@@ -3,7 +3,7 @@
 // how many KV splits, the workspace they need, and the launch with its split combine
 // (mla_combine.hip). Every kernel file exports its kernels through a *_kernel_for function
 // (kernels/mla_params.h); this file holds no kernel. Figures behind each choice:
-// kernels/NOTES.md (MLA section).
+// kernels/DESIGN.md, "The MLA plan".
 #include "kernels/hip_compat.h"
 
 #include <algorithm>
@@ -19,6 +19,7 @@
 #include "kernels/mla_combine.h"
 #include "kernels/mla_launch.h"
 #include "kernels/mla_params.h"
+#include "kernels/overrides.h"
 
 namespace kern {
 namespace {
@@ -54,9 +55,10 @@ KernelFn select_for(const MlaDeviceArgs& a, const MlaKernelChoice& c, int* smem,
 
 void check_shape(const MlaDeviceArgs& a) {
   if (a.latent_dim != kDl || a.rope_dim != kDr)
-    throw attn::DeviceError("MLA decode: the GPU kernel supports latent_dim 512 and rope_dim 64, "
-                            "found " + std::to_string(a.latent_dim) + " and " +
-                            std::to_string(a.rope_dim));
+    throw attn::DeviceError(
+        "MLA decode: the GPU kernel supports latent_dim 512 and rope_dim 64, "
+        "found " +
+        std::to_string(a.latent_dim) + " and " + std::to_string(a.rope_dim));
   if (a.batch < 1 || a.seq < 1 || a.heads < 1)
     throw attn::DeviceError("MLA decode: batch, seq and heads must be >= 1, found " +
                             std::to_string(a.batch) + ", " + std::to_string(a.seq) + ", " +
@@ -83,11 +85,10 @@ Plan make_plan(const MlaDeviceArgs& a, const MlaKernelChoice* forced) {
     pl.k.stages = 2;
     pl.k.splits = 0;
     // fp8 caches of >= 64 Ki tokens in all: v4 (a pipeline per warp, conversion in registers,
-    // softmax rows split over the warps), 64-token blocks. H200, 2026-12-03 (NOTES.md, session
-    // 6 calls D and E): bs256 kv8192 400.6 us (v3 542.8, v1 ~665), bs64 kv8192 123.3 (v3
-    // 158.1), H128 B64 S8192 763.8 (v3 1050.3); bs4 kv1024 stays on v1 (20.4 vs 20.5). 16-bit
-    // caches stay on v1 (bs256 587.3 vs v4 624.7, H16 B64 S8192 173.1 vs 175.4-180.1, H128 870.6
-    // vs 1117.1).
+    // softmax rows split over the warps), 64-token blocks. H200, us: bs256 kv8192 400.6 (v3 542.8,
+    // v1 ~665), bs64 kv8192 123.3 (v3 158.1), H128 B64 S8192 763.8 (v3 1050.3); bs4 kv1024 stays on
+    // v1 (20.4 vs 20.5). 16-bit caches stay on v1 (bs256 587.3 vs v4 624.7, H16 B64 S8192 173.1 vs
+    // 175.4-180.1, H128 870.6 vs 1117.1).
     if (a.dt == attn::DType::kFp8 && a.batch * a.seq >= 65536) {
       pl.k.version = 4;
       pl.k.head_groups = 1;
@@ -95,9 +96,8 @@ Plan make_plan(const MlaDeviceArgs& a, const MlaKernelChoice* forced) {
     }
     // 16-bit caches on an H100 / H200: v5, 64 heads a CTA on wgmma (decode_mla_wgmma_sm90a.hip),
     // faster than v1 on every case measured, the 16-head ones too although 48 of its 64 rows
-    // are then padding (H200, session 8 call 5, us: H128 B64 S8192 276 vs 888, H16 B64 S8192
-    // 156 vs 172, bs256 kv8192 555 vs 593, bs4 kv1024 17.3 vs 17.8, H16 B1 S65536 45.9 vs 46.8;
-    // NOTES.md).
+    // are then padding (H200, us: H128 B64 S8192 276 vs 888, H16 B64 S8192 156 vs 172, bs256
+    // kv8192 555 vs 593, bs4 kv1024 17.3 vs 17.8, H16 B1 S65536 45.9 vs 46.8).
 #if defined(ATTNLAB_HAVE_SM90A)
     if (a.dt != attn::DType::kFp8 && device_is_sm90()) {
       pl.k.version = 5;
@@ -105,7 +105,7 @@ Plan make_plan(const MlaDeviceArgs& a, const MlaKernelChoice* forced) {
       pl.k.block_n = 64;
       pl.k.stages = 2;
       // <= 16 heads: v6, the tokens as the 64 rows of both products (a quarter of v5's
-      // tensor work, of which 16 heads make three-quarters padding). H200, session 9 (NOTES.md),
+      // tensor work, of which 16 heads make three-quarters padding). H200,
       // 20-run medians, us: H16 B64 S8192 152.8 (v5 154.5), bs256 kv8192 547.0-552.9 (v5
       // 554.2), bs4 kv1024 17.1 (v5 17.3); 64-token blocks beat 48 x 3 and 32 x 2 / 32 x 4.
       if (a.heads <= 16) {
@@ -116,7 +116,7 @@ Plan make_plan(const MlaDeviceArgs& a, const MlaKernelChoice* forced) {
       }
     }
     // fp8 caches on an H100 / H200: v7 (e4m3 x e4m3 Q K^T, P V with V converted in registers),
-    // 2 stages (2 CTAs an SM). H200, session 10 (NOTES.md), 20-run medians, us: bs256 kv8192
+    // 2 stages (2 CTAs an SM). H200, 20-run medians, us: bs256 kv8192
     // 309.7 (v4 399.0; 3 stages 360.4), bs64 kv8192 100.6 (v4 125.3), bs4 kv1024 18.2 (v1
     // 21.9), H128 B64 S8192 555.8 (v4 773.2).
     if (a.dt == attn::DType::kFp8 && device_is_sm90()) {
@@ -185,8 +185,8 @@ void launch_with_plan(const MlaDeviceArgs& a, const Plan& pl) {
   p.out = a.out;
   const std::size_t rows = std::size_t(a.batch) * std::size_t(a.heads) * std::size_t(pl.k.splits);
   p.part_acc = ws ? static_cast<float*>(a.workspace) : nullptr;
-  p.part_state = ws ? reinterpret_cast<float2*>(static_cast<float*>(a.workspace) + rows * kDl)
-                    : nullptr;
+  p.part_state =
+      ws ? reinterpret_cast<float2*>(static_cast<float*>(a.workspace) + rows * kDl) : nullptr;
   p.seq = a.seq;
   p.heads = a.heads;
   p.head_tiles = pl.head_tiles;
@@ -195,8 +195,7 @@ void launch_with_plan(const MlaDeviceArgs& a, const Plan& pl) {
   const bool fp8 = a.dt == attn::DType::kFp8;
   p.score_scale = a.scale * (fp8 ? a.kv_scale : 1.0f);
   p.out_scale = fp8 ? a.kv_scale : 1.0f;
-  if (pl.k.version >= 5)
-    if (const char* e = std::getenv("ATTNLAB_MLA_PROBE")) p.probe = std::atoi(e);
+  if (kDiag && pl.k.version >= 5) p.probe = read_overrides().mla_probe;
   p.pdl = pl.k.splits > 1 && pdl_enabled();
   const std::int64_t ctas = a.batch * pl.head_tiles * pl.k.splits;
   if (ctas > std::numeric_limits<int>::max())

@@ -26,8 +26,8 @@ __device__ __forceinline__ void bar_sync_p() { asm volatile("bar.sync 1, 256;\n"
 // w + W, ... (W warps), so a lane's row % 8, and with it its swizzle, is the same for every
 // copy: each copy is a register plus a compile-time offset on both sides.
 template <int kCopiers, int kN = 64, int kTile = wg::kTileBytes>
-__device__ __forceinline__ void copy_rows(unsigned char* dst, const std::uint16_t* src,
-                                          int nvalid, int t) {
+__device__ __forceinline__ void copy_rows(unsigned char* dst, const std::uint16_t* src, int nvalid,
+                                          int t) {
   constexpr int kW = kCopiers / 32, kGroups = kN / 4 / kW;  // row groups a warp
   static_assert(kCopiers % 32 == 0 && (kN / 4) % kW == 0 && kW % 2 == 0, "copy layout");
   const int w = t / 32, l = t % 32, row0 = 4 * w + l / 8, ch = l % 8;

@@ -1,4 +1,4 @@
-// Benchmark suites (issue 3): the peers table, GPU MODE's MI355X MLA decode cases, and the sweep
+// Benchmark suites: the peers table, GPU MODE's MI355X MLA decode cases, and the sweep
 // the explorer plots. Peer figures are the ones published in the issue, measured on one H200 in
 // bf16: the best of PyTorch 2.11 SDPA flash/cuDNN/efficient for the grouped rows, SGLang's Triton
 // decode kernel or plain PyTorch for MLA.
@@ -43,7 +43,7 @@ BenchCase mla(int heads, std::int64_t b, std::int64_t s, DType dt = DType::kBf16
   c.head_dim = 576;
   c.batch = b;
   c.seq = s;
-  c.scale = 1.0 / std::sqrt(576.0);
+  c.scale = attn::default_scale(576);
   c.dtype = dt;
   return c;
 }

@@ -34,7 +34,7 @@ struct ProcResult {
   int signal = 0;
   bool timed_out = false;
   std::string out, err;
-  long max_rss_kib = 0;   // peak resident set of the child (getrusage ru_maxrss)
+  long max_rss_kib = 0;  // peak resident set of the child (getrusage ru_maxrss)
   double seconds = 0;
 
   std::vector<std::string> err_lines() const {
@@ -45,9 +45,12 @@ struct ProcResult {
   }
   std::string describe() const {
     std::ostringstream o;
-    if (timed_out) o << "timed out";
-    else if (signaled) o << "killed by signal " << signal;
-    else o << "exit " << exit_code;
+    if (timed_out)
+      o << "timed out";
+    else if (signaled)
+      o << "killed by signal " << signal;
+    else
+      o << "exit " << exit_code;
     o << " after " << seconds << " s, peak RSS " << max_rss_kib << " KiB\nstdout: " << out
       << "\nstderr: " << err;
     return o.str();
@@ -58,7 +61,8 @@ inline std::string slurp_fd(int fd) {
   std::string s;
   char buf[4096];
   ::lseek(fd, 0, SEEK_SET);
-  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) s.append(buf, static_cast<std::size_t>(n));
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;)
+    s.append(buf, static_cast<std::size_t>(n));
   return s;
 }
 
@@ -94,8 +98,7 @@ inline ProcResult run_process(const std::vector<std::string>& argv, double timeo
   for (;;) {
     const pid_t w = ::wait4(pid, &status, WNOHANG, &ru);
     if (w == pid) break;
-    const double el =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (el > timeout_s && !r.timed_out) {
       r.timed_out = true;
       ::kill(pid, SIGKILL);

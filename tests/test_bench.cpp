@@ -125,7 +125,7 @@ TEST_CASE("bench: every published peer names the GPU it was timed on", "[bench]"
         continue;
       }
       ++with_peer;
-      CHECK(c.peer_gpu() == "H200");  // issue 3's table: every peer was timed on an H200
+      CHECK(c.peer_gpu() == "H200");  // the peers table: every peer was timed on an H200
     }
   CHECK(with_peer >= 13);
   BenchCase c;

@@ -1,5 +1,5 @@
-// The attnlab command line, run as the real executable (DESIGN.md section 3): each subcommand's
-// success path and JSON fields; every class of bad input gives exit 2 and exactly one
+// The attnlab command line, run as the real executable (docs/DESIGN.md section 3): each
+// subcommand's success path and JSON fields; every class of bad input gives exit 2 and exactly one
 // "attnlab: error: " line; a failed run leaves an existing output untouched; --device gpu
 // without a GPU gives exit 3. Inputs are drawn from fixed, printed seeds.
 #include <dirent.h>
@@ -38,7 +38,7 @@ void write_lens(const std::string& path, const std::vector<std::int64_t>& lens) 
   cli_test::spit(path, std::string(bytes.begin(), bytes.end()));
 }
 
-// Independent float64 decode (the definition in DESIGN.md section 2, written out naively):
+// Independent float64 decode (the definition in docs/DESIGN.md section 2, written out naively):
 // q [B, Hq, D], k/v [B, S, Hkv, D] (MLA: kv [B, S, Dk] with values its first Dv columns).
 std::vector<double> naive_decode(const attn::TensorF& q, const attn::TensorF& k,
                                  const attn::TensorF* v, int dv, int window,
@@ -218,11 +218,13 @@ TEST_CASE("cli: kv of a config that states no maximum context needs --seq", "[cl
   CHECK(without.code == 2);
   CHECK(without.err.rfind("attnlab: error: ", 0) == 0);
   CHECK(without.err.find("give --seq S") != std::string::npos);
-  const Ran with = run_attnlab({"kv", "--config", dir / "config.json", "--seq", "4096", "--json"}, dir);
+  const Ran with =
+      run_attnlab({"kv", "--config", dir / "config.json", "--seq", "4096", "--json"}, dir);
   INFO(with.err);
   REQUIRE(with.code == 0);
   // 32 layers * 2 * 8 kv heads * 128 dims * 2 bytes * 4096 tokens.
-  CHECK(Json::parse(with.out).at("total_bytes").get<std::uint64_t>() == 32ull * 2 * 8 * 128 * 2 * 4096);
+  CHECK(Json::parse(with.out).at("total_bytes").get<std::uint64_t>() ==
+        32ull * 2 * 8 * 128 * 2 * 4096);
 }
 
 TEST_CASE("cli: run grouped variants equals the float64 definition", "[cli]") {

@@ -1,4 +1,4 @@
-// The CLI's behaviour on bad input (DESIGN.md section 3), tested on the real binary: every
+// The CLI's behaviour on bad input (docs/DESIGN.md section 3), tested on the real binary: every
 // malformed config, tensor, flag and unwritable output gives the documented exit code, exactly
 // one "attnlab: error: " line on stderr and nothing on stdout, no signal, no hang, no large
 // allocation, and leaves an existing output file byte-identical with no stray files beside it.
@@ -80,7 +80,8 @@ void make_inputs(const fault::TempDir& d, unsigned seed) {
   put("not_npy.npy", "this is not an npy file\n");
   put("empty.npy", "");
   put("magic_only.npy", "\x93NUMPY");
-  put("bad_magic.npy", "\x93NUMPZ" + npy_raw(1, npy_dict("<f4", q_shape), f32_payload(q_n)).substr(6));
+  put("bad_magic.npy",
+      "\x93NUMPZ" + npy_raw(1, npy_dict("<f4", q_shape), f32_payload(q_n)).substr(6));
   put("truncated_header.npy", npy_raw(1, npy_dict("<f4", q_shape), "").substr(0, 30));
   {
     std::string s = npy_raw(1, npy_dict("<f4", q_shape), f32_payload(q_n));
@@ -94,7 +95,8 @@ void make_inputs(const fault::TempDir& d, unsigned seed) {
   put("object.npy", npy_raw(1, npy_dict("|O", q_shape), f32_payload(2 * q_n)));
   put("unicode.npy", npy_raw(1, npy_dict("<U1", q_shape), f32_payload(q_n)));
   put("bool.npy", npy_raw(1, npy_dict("|b1", q_shape), std::string(q_n, '\0')));
-  put("no_descr.npy", npy_raw(1, "{'fortran_order': False, 'shape': (2, 6, 8), }", f32_payload(q_n)));
+  put("no_descr.npy",
+      npy_raw(1, "{'fortran_order': False, 'shape': (2, 6, 8), }", f32_payload(q_n)));
   put("no_shape.npy", npy_raw(1, "{'descr': '<f4', 'fortran_order': False, }", f32_payload(q_n)));
   put("fortran.npy", npy_raw(1, npy_dict("<f4", q_shape, "True"), f32_payload(q_n)));
   put("negative_dim.npy", npy_raw(1, npy_dict("<f4", "(-2, 6, 8)"), f32_payload(q_n)));
@@ -124,12 +126,14 @@ void make_inputs(const fault::TempDir& d, unsigned seed) {
   put("cfg_array.json", "[1, 2, 3]");
   put("cfg_string.json", "\"llama\"");
   put("cfg_empty.json", "");
-  put("cfg_nan.json", R"({"hidden_size": NaN, "num_attention_heads": 32, "max_position_embeddings": 4096, "num_hidden_layers": 32})");
+  put("cfg_nan.json",
+      R"({"hidden_size": NaN, "num_attention_heads": 32, "max_position_embeddings": 4096, "num_hidden_layers": 32})");
   put("cfg_heads_string.json", R"({"hidden_size": 4096, "num_attention_heads": "32",
     "num_key_value_heads": 8, "max_position_embeddings": 4096, "num_hidden_layers": 32})");
   put("cfg_no_layers.json", R"({"hidden_size": 4096, "num_attention_heads": 32,
     "num_key_value_heads": 8})");
-  put("cfg_no_heads.json", R"({"hidden_size": 4096, "max_position_embeddings": 4096, "num_hidden_layers": 32})");
+  put("cfg_no_heads.json",
+      R"({"hidden_size": 4096, "max_position_embeddings": 4096, "num_hidden_layers": 32})");
   put("cfg_negative_heads.json", R"({"hidden_size": 4096, "num_attention_heads": -32,
     "max_position_embeddings": 4096, "num_hidden_layers": 32})");
   put("cfg_zero_layers.json", R"({"hidden_size": 4096, "num_attention_heads": 32,
@@ -178,28 +182,33 @@ void make_inputs(const fault::TempDir& d, unsigned seed) {
 }
 
 std::vector<Case> run_cases() {
-  const std::vector<std::string> gqa = {"run", "--variant", "gqa", "--q", "@q.npy", "--k",
-                                        "@k.npy", "--v", "@v.npy", "--out", "@out.npy"};
+  const std::vector<std::string> gqa = {"run",    "--variant", "gqa",    "--q",   "@q.npy",  "--k",
+                                        "@k.npy", "--v",       "@v.npy", "--out", "@out.npy"};
   auto with = [&](std::vector<std::string> base, std::vector<std::string> extra) {
     base.insert(base.end(), extra.begin(), extra.end());
     return base;
   };
   auto gqa_q = [&](const std::string& q) {
-    return std::vector<std::string>{"run", "--variant", "gqa", "--q", "@" + q, "--k", "@k.npy",
-                                    "--v", "@v.npy", "--out", "@out.npy"};
+    return std::vector<std::string>{"run",    "--variant", "gqa",    "--q",   "@" + q,   "--k",
+                                    "@k.npy", "--v",       "@v.npy", "--out", "@out.npy"};
   };
-  const std::vector<std::string> mla = {"run", "--variant", "mla", "--q", "@q_mla.npy",
+  const std::vector<std::string> mla = {"run",  "--variant",   "mla",   "--q",     "@q_mla.npy",
                                         "--kv", "@kv_mla.npy", "--out", "@out.npy"};
   std::vector<Case> c;
   // Malformed tensor files, each given as q.
-  for (const char* f :
-       {"not_npy.npy", "empty.npy", "magic_only.npy", "bad_magic.npy", "truncated_header.npy",
-        "header_len_past_eof.npy", "version4.npy", "complex.npy", "big_endian.npy", "object.npy",
-        "unicode.npy", "bool.npy", "no_descr.npy", "no_shape.npy", "fortran.npy",
-        "negative_dim.npy", "fraction_dim.npy", "huge_claim.npy", "overflow_claim.npy",
-        "data_short.npy", "data_trailing.npy", "no_newline.npy", "cut_dict.npy", "int_q.npy",
-        "huge_file.npy",
-        "missing.npy"})
+  for (const char* f : {"not_npy.npy",          "empty.npy",
+                        "magic_only.npy",       "bad_magic.npy",
+                        "truncated_header.npy", "header_len_past_eof.npy",
+                        "version4.npy",         "complex.npy",
+                        "big_endian.npy",       "object.npy",
+                        "unicode.npy",          "bool.npy",
+                        "no_descr.npy",         "no_shape.npy",
+                        "fortran.npy",          "negative_dim.npy",
+                        "fraction_dim.npy",     "huge_claim.npy",
+                        "overflow_claim.npy",   "data_short.npy",
+                        "data_trailing.npy",    "no_newline.npy",
+                        "cut_dict.npy",         "int_q.npy",
+                        "huge_file.npy",        "missing.npy"})
     c.push_back({std::string("q is ") + f, gqa_q(f), {2}, f});
   c.push_back({"q is a directory", gqa_q("adir"), {2}, "adir"});
   c.push_back({"q unreadable", gqa_q("unreadable.npy"), {2}, "unreadable.npy", true});
@@ -210,28 +219,44 @@ std::vector<Case> run_cases() {
   c.push_back({"Hq not a multiple of Hkv", gqa_q("q_hq5.npy"), {2}, ""});
   c.push_back({"v sequence differs from k",
                {"run", "--variant", "gqa", "--q", "@q.npy", "--k", "@k.npy", "--v",
-                "@v_wrong_s.npy", "--out", "@out.npy"}, {2}, ""});
+                "@v_wrong_s.npy", "--out", "@out.npy"},
+               {2},
+               ""});
   c.push_back({"k rank 3",
-               {"run", "--variant", "gqa", "--q", "@q.npy", "--k", "@k_rank3.npy", "--v",
-                "@v.npy", "--out", "@out.npy"}, {2}, "k_rank3.npy"});
+               {"run", "--variant", "gqa", "--q", "@q.npy", "--k", "@k_rank3.npy", "--v", "@v.npy",
+                "--out", "@out.npy"},
+               {2},
+               "k_rank3.npy"});
   c.push_back({"mha with Hkv != Hq",
                {"run", "--variant", "mha", "--q", "@q.npy", "--k", "@k.npy", "--v", "@v.npy",
-                "--out", "@out.npy"}, {2}, ""});
+                "--out", "@out.npy"},
+               {2},
+               ""});
   c.push_back({"mqa with Hkv = 2",
                {"run", "--variant", "mqa", "--q", "@q.npy", "--k", "@k.npy", "--v", "@v.npy",
-                "--out", "@out.npy"}, {2}, ""});
+                "--out", "@out.npy"},
+               {2},
+               ""});
   c.push_back({"swa without --window",
                {"run", "--variant", "swa", "--q", "@q.npy", "--k", "@k.npy", "--v", "@v.npy",
-                "--out", "@out.npy"}, {2}, "window"});
+                "--out", "@out.npy"},
+               {2},
+               "window"});
   c.push_back({"--window 0", with(gqa, {"--window", "0"}), {2}, "--window"});
   c.push_back({"swa --window 0",
                {"run", "--variant", "swa", "--q", "@q.npy", "--k", "@k.npy", "--v", "@v.npy",
-                "--out", "@out.npy", "--window", "0"}, {2}, "window"});
+                "--out", "@out.npy", "--window", "0"},
+               {2},
+               "window"});
   c.push_back({"--window -3", with(gqa, {"--window", "-3"}), {2}, "--window"});
   c.push_back({"--window abc", with(gqa, {"--window", "abc"}), {2}, "--window"});
-  c.push_back({"lens of length 3 for B = 2", with(gqa, {"--lens", "@lens_len3.npy"}), {2}, "lens_len3.npy"});
+  c.push_back({"lens of length 3 for B = 2",
+               with(gqa, {"--lens", "@lens_len3.npy"}),
+               {2},
+               "lens_len3.npy"});
   c.push_back({"lens past S", with(gqa, {"--lens", "@lens_past_s.npy"}), {2}, "lens_past_s.npy"});
-  c.push_back({"negative lens", with(gqa, {"--lens", "@lens_negative.npy"}), {2}, "lens_negative.npy"});
+  c.push_back(
+      {"negative lens", with(gqa, {"--lens", "@lens_negative.npy"}), {2}, "lens_negative.npy"});
   c.push_back({"lens rank 2", with(gqa, {"--lens", "@lens_rank2.npy"}), {2}, "lens_rank2.npy"});
   c.push_back({"float lens", with(gqa, {"--lens", "@lens_float.npy"}), {2}, "lens_float.npy"});
   c.push_back({"lens is not npy", with(gqa, {"--lens", "@not_npy.npy"}), {2}, "not_npy.npy"});
@@ -241,56 +266,83 @@ std::vector<Case> run_cases() {
   c.push_back({"--device tpu", with(gqa, {"--device", "tpu"}), {2}, "tpu"});
   c.push_back({"--dtype fp3", with(gqa, {"--dtype", "fp3"}), {2}, "fp3"});
   c.push_back({"--dtype mxfp4 for run", with(gqa, {"--dtype", "mxfp4"}), {2}, "mxfp4"});
-  c.push_back({"--variant foo", {"run", "--variant", "foo", "--q", "@q.npy", "--k", "@k.npy",
-                                 "--v", "@v.npy", "--out", "@out.npy"}, {2}, "foo"});
-  c.push_back({"run without --variant", {"run", "--q", "@q.npy", "--k", "@k.npy", "--v",
-                                         "@v.npy", "--out", "@out.npy"}, {2}, "--variant"});
-  c.push_back({"run without --q", {"run", "--variant", "gqa", "--k", "@k.npy", "--v", "@v.npy",
-                                   "--out", "@out.npy"}, {2}, "--q"});
-  c.push_back({"run without --out", {"run", "--variant", "gqa", "--q", "@q.npy", "--k",
-                                     "@k.npy", "--v", "@v.npy"}, {2}, "--out"});
+  c.push_back({"--variant foo",
+               {"run", "--variant", "foo", "--q", "@q.npy", "--k", "@k.npy", "--v", "@v.npy",
+                "--out", "@out.npy"},
+               {2},
+               "foo"});
+  c.push_back({"run without --variant",
+               {"run", "--q", "@q.npy", "--k", "@k.npy", "--v", "@v.npy", "--out", "@out.npy"},
+               {2},
+               "--variant"});
+  c.push_back({"run without --q",
+               {"run", "--variant", "gqa", "--k", "@k.npy", "--v", "@v.npy", "--out", "@out.npy"},
+               {2},
+               "--q"});
+  c.push_back({"run without --out",
+               {"run", "--variant", "gqa", "--q", "@q.npy", "--k", "@k.npy", "--v", "@v.npy"},
+               {2},
+               "--out"});
   c.push_back({"gqa given --kv", with(gqa, {"--kv", "@kv_mla.npy"}), {2}, "--kv"});
   c.push_back({"--out in a missing folder",
                {"run", "--variant", "gqa", "--q", "@q.npy", "--k", "@k.npy", "--v", "@v.npy",
-                "--out", "@no_such_dir/o.npy"}, {2}, "no_such_dir"});
+                "--out", "@no_such_dir/o.npy"},
+               {2},
+               "no_such_dir"});
   c.push_back({"--out is a folder",
                {"run", "--variant", "gqa", "--q", "@q.npy", "--k", "@k.npy", "--v", "@v.npy",
-                "--out", "@adir"}, {2}, "adir"});
+                "--out", "@adir"},
+               {2},
+               "adir"});
   // MLA.
-  c.push_back({"mla without --latent-dim", {"run", "--variant", "mla", "--q", "@q_mla.npy",
-                                            "--kv", "@kv_mla.npy", "--out", "@out.npy"},
-               {2}, "--latent-dim"});
+  c.push_back(
+      {"mla without --latent-dim",
+       {"run", "--variant", "mla", "--q", "@q_mla.npy", "--kv", "@kv_mla.npy", "--out", "@out.npy"},
+       {2},
+       "--latent-dim"});
   c.push_back({"mla --latent-dim 0", with(mla, {"--latent-dim", "0"}), {2}, "--latent-dim"});
   c.push_back({"mla --latent-dim past the kv width", with(mla, {"--latent-dim", "25"}), {2}, ""});
   c.push_back({"mla --latent-dim abc", with(mla, {"--latent-dim", "abc"}), {2}, "--latent-dim"});
   c.push_back({"mla q width differs from kv",
                {"run", "--variant", "mla", "--q", "@q_mla_wrong_w.npy", "--kv", "@kv_mla.npy",
-                "--out", "@out.npy", "--latent-dim", "16"}, {2}, ""});
+                "--out", "@out.npy", "--latent-dim", "16"},
+               {2},
+               ""});
   c.push_back({"mla kv rank 4",
                {"run", "--variant", "mla", "--q", "@q_mla.npy", "--kv", "@kv_mla_rank4.npy",
-                "--out", "@out.npy", "--latent-dim", "16"}, {2}, "kv_mla_rank4.npy"});
+                "--out", "@out.npy", "--latent-dim", "16"},
+               {2},
+               "kv_mla_rank4.npy"});
   c.push_back({"mla kv batch differs from q",
                {"run", "--variant", "mla", "--q", "@q_mla.npy", "--kv", "@kv_mla_wrong_b.npy",
-                "--out", "@out.npy", "--latent-dim", "16"}, {2}, ""});
+                "--out", "@out.npy", "--latent-dim", "16"},
+               {2},
+               ""});
   c.push_back({"mla given --k and --v instead of --kv",
                {"run", "--variant", "mla", "--q", "@q_mla.npy", "--k", "@k.npy", "--v", "@v.npy",
-                "--out", "@out.npy", "--latent-dim", "16"}, {2}, ""});
+                "--out", "@out.npy", "--latent-dim", "16"},
+               {2},
+               ""});
   c.push_back({"mla kv is malformed",
-               {"run", "--variant", "mla", "--q", "@q_mla.npy", "--kv", "@data_short.npy",
-                "--out", "@out.npy", "--latent-dim", "16"}, {2}, "data_short.npy"});
+               {"run", "--variant", "mla", "--q", "@q_mla.npy", "--kv", "@data_short.npy", "--out",
+                "@out.npy", "--latent-dim", "16"},
+               {2},
+               "data_short.npy"});
   return c;
 }
 
 std::vector<Case> kv_and_flag_cases() {
   std::vector<Case> c;
-  for (const char* f :
-       {"cfg_invalid.json", "cfg_array.json", "cfg_string.json", "cfg_empty.json", "cfg_nan.json",
-        "cfg_deep.json", "cfg_too_big.json", "cfg_2gb.json", "cfg_missing.json",
-        "cfg_text_config_bad.json"})
+  for (const char* f : {"cfg_invalid.json", "cfg_array.json", "cfg_string.json", "cfg_empty.json",
+                        "cfg_nan.json", "cfg_deep.json", "cfg_too_big.json", "cfg_2gb.json",
+                        "cfg_missing.json", "cfg_text_config_bad.json"})
     c.push_back({std::string("config ") + f, {"kv", "--config", std::string("@") + f}, {2}, f});
   c.push_back({"config is a directory", {"kv", "--config", "@adir"}, {2}, "adir"});
-  c.push_back({"config unreadable", {"kv", "--config", "@cfg_unreadable.json"}, {2},
-               "cfg_unreadable.json", true});
+  c.push_back({"config unreadable",
+               {"kv", "--config", "@cfg_unreadable.json"},
+               {2},
+               "cfg_unreadable.json",
+               true});
   const std::vector<std::pair<const char*, const char*>> field_cases = {
       {"cfg_heads_string.json", "num_attention_heads"},
       {"cfg_no_layers.json", "num_hidden_layers"},
@@ -319,8 +371,8 @@ std::vector<Case> kv_and_flag_cases() {
   c.push_back({"unknown preset", {"kv", "--preset", "llama-9-9000b"}, {2}, "llama-9-9000b"});
   c.push_back({"--preset without a value", {"kv", "--preset"}, {2}, "--preset"});
   c.push_back({"--seq without a value", with({"--seq"}), {2}, "--seq"});
-  for (const char* v : {"0", "-1", "abc", "12abc", "1.5", "1e99", "99999999999999999999999",
-                        "67108865"})
+  for (const char* v :
+       {"0", "-1", "abc", "12abc", "1.5", "1e99", "99999999999999999999999", "67108865"})
     c.push_back({std::string("--seq ") + v, with({"--seq", v}), {2}, "--seq"});
   for (const char* v : {"0", "-3", "x", "1048577"})
     c.push_back({std::string("--batch ") + v, with({"--batch", v}), {2}, "--batch"});
@@ -332,9 +384,9 @@ std::vector<Case> kv_and_flag_cases() {
   c.push_back({"unknown subcommand", {"frobnicate"}, {2}, "frobnicate"});
   c.push_back({"presets with an unknown flag", {"presets", "--bogus"}, {2}, "--bogus"});
   // bench flags.
-  const std::vector<std::string> bench = {"bench", "--variant", "gqa", "--batch", "1", "--seq",
-                                          "16", "--q-heads", "2", "--kv-heads", "1",
-                                          "--head-dim", "8"};
+  const std::vector<std::string> bench = {
+      "bench",     "--variant", "gqa",        "--batch", "1",          "--seq", "16",
+      "--q-heads", "2",         "--kv-heads", "1",       "--head-dim", "8"};
   auto b = [&](std::vector<std::string> extra) {
     std::vector<std::string> a = bench;
     a.insert(a.end(), extra.begin(), extra.end());
@@ -348,27 +400,35 @@ std::vector<Case> kv_and_flag_cases() {
   c.push_back({"bench --batch past the limit", b({"--batch", "99999999999"}), {2}, "--batch"});
   c.push_back({"bench swa --window 0",
                {"bench", "--variant", "swa", "--batch", "1", "--seq", "16", "--q-heads", "2",
-                "--kv-heads", "1", "--head-dim", "8", "--window", "0"}, {2}, "--window"});
+                "--kv-heads", "1", "--head-dim", "8", "--window", "0"},
+               {2},
+               "--window"});
   c.push_back({"bench mla --latent-dim 0",
                {"bench", "--variant", "mla", "--batch", "1", "--seq", "16", "--q-heads", "2",
-                "--head-dim", "24", "--latent-dim", "0", "--rope-dim", "8"}, {2}, "--latent-dim"});
+                "--head-dim", "24", "--latent-dim", "0", "--rope-dim", "8"},
+               {2},
+               "--latent-dim"});
   c.push_back({"bench --variant foo", {"bench", "--variant", "foo"}, {2}, "foo"});
   c.push_back({"bench --suite nope", {"bench", "--suite", "nope"}, {2}, "nope"});
   c.push_back({"bench --dtype fp3", b({"--dtype", "fp3"}), {2}, "fp3"});
-  c.push_back({"bench --json into a missing folder", b({"--json", "@no_such_dir/r.json"}), {2},
+  c.push_back({"bench --json into a missing folder",
+               b({"--json", "@no_such_dir/r.json"}),
+               {2},
                "no_such_dir"});
   c.push_back({"bench --json into a folder", b({"--json", "@adir"}), {2}, "adir"});
   // Each limit alone is fine, together they are 2^59 bytes of cache: refused, not allocated.
   c.push_back({"bench case past any memory",
-               {"bench", "--variant", "gqa", "--batch", "1048576", "--seq", "67108864",
-                "--q-heads", "64", "--kv-heads", "8", "--head-dim", "128", "--json", "@out.json"},
-               {2, 3}, ""});
+               {"bench", "--variant", "gqa", "--batch", "1048576", "--seq", "67108864", "--q-heads",
+                "64", "--kv-heads", "8", "--head-dim", "128", "--json", "@out.json"},
+               {2, 3},
+               ""});
   return c;
 }
 
 std::vector<std::string> expand(const std::vector<std::string>& args, const fault::TempDir& d) {
   std::vector<std::string> out;
-  for (const std::string& a : args) out.push_back(a.size() > 1 && a[0] == '@' ? d / a.substr(1) : a);
+  for (const std::string& a : args)
+    out.push_back(a.size() > 1 && a[0] == '@' ? d / a.substr(1) : a);
   return out;
 }
 
@@ -443,8 +503,8 @@ TEST_CASE("cli: the valid inputs of the fault table do run (the table tests what
        "@v.npy", "--out", "@o2.npy"},
       {"run", "--variant", "mqa", "--q", "@q.npy", "--k", "@k_mqa.npy", "--v", "@v_mqa.npy",
        "--out", "@o3.npy"},
-      {"run", "--variant", "mla", "--q", "@q_mla.npy", "--kv", "@kv_mla.npy", "--latent-dim",
-       "16", "--out", "@o4.npy"},
+      {"run", "--variant", "mla", "--q", "@q_mla.npy", "--kv", "@kv_mla.npy", "--latent-dim", "16",
+       "--out", "@o4.npy"},
       {"kv", "--config", "@cfg_ok.json"},
       {"kv", "--preset", "llama-3-8b", "--seq", "4096", "--batch", "2", "--tp", "2", "--json"},
   };
@@ -469,7 +529,9 @@ TEST_CASE("cli: NaN in an input tensor is reported or computed, never a crash", 
   fault::write_bytes(d / "q_nan.npy", attn::npy_bytes(q));
   const fault::ProcResult r = fault::run_process(
       fault::attnlab_argv(expand({"run", "--variant", "gqa", "--q", "@q_nan.npy", "--k", "@k.npy",
-                                  "--v", "@v.npy", "--out", "@o.npy"}, d)), 20);
+                                  "--v", "@v.npy", "--out", "@o.npy"},
+                                 d)),
+      20);
   INFO(r.describe());
   CHECK_FALSE(r.signaled);
   CHECK((r.exit_code == 0 || r.exit_code == 2));
@@ -500,7 +562,8 @@ TEST_CASE("cli: --help states the limits on absurd values", "[cli][faults][limit
   CHECK(has_any({std::to_string(attn::Limits::kMaxTensorBytes), "16 GiB", "16 GB"}));
 }
 
-TEST_CASE("cli: --device gpu without a GPU gives exit 3 and one error line", "[cli][faults][gpu-absent]") {
+TEST_CASE("cli: --device gpu without a GPU gives exit 3 and one error line",
+          "[cli][faults][gpu-absent]") {
   if (kern::query_device().available) {
     WARN("skipped: this machine has a GPU (the GPU fault tests are in tests/gpu)");
     return;
@@ -510,10 +573,10 @@ TEST_CASE("cli: --device gpu without a GPU gives exit 3 and one error line", "[c
   const std::vector<std::vector<std::string>> cmds = {
       {"run", "--variant", "gqa", "--q", "@q.npy", "--k", "@k.npy", "--v", "@v.npy", "--out",
        "@out.npy", "--device", "gpu"},
-      {"run", "--variant", "mla", "--q", "@q_mla.npy", "--kv", "@kv_mla.npy", "--latent-dim",
-       "16", "--out", "@out.npy", "--device", "gpu", "--dtype", "fp8"},
-      {"bench", "--variant", "gqa", "--batch", "1", "--seq", "16", "--q-heads", "2",
-       "--kv-heads", "1", "--head-dim", "8", "--device", "gpu", "--json", "@out.json"},
+      {"run", "--variant", "mla", "--q", "@q_mla.npy", "--kv", "@kv_mla.npy", "--latent-dim", "16",
+       "--out", "@out.npy", "--device", "gpu", "--dtype", "fp8"},
+      {"bench", "--variant", "gqa", "--batch", "1", "--seq", "16", "--q-heads", "2", "--kv-heads",
+       "1", "--head-dim", "8", "--device", "gpu", "--json", "@out.json"},
   };
   for (const auto& args : cmds) check_case({args[0] + " --device gpu", args, {3}, ""}, d);
 }

@@ -1,4 +1,4 @@
-// Faults other than bad input (issue 5): a write that fails midway (file size limit), the
+// Faults other than bad input: a write that fails midway (file size limit), the
 // process killed while writing, a benchmark cancelled mid-case, no GPU, a corrupt results file.
 // Each states what must hold afterwards: the existing output intact, no stray files, a prompt
 // return, one error line.
@@ -60,7 +60,9 @@ TEST_CASE("faults: a write that fails midway leaves the existing output and no t
   // Files may grow to 8 KiB only: the output's write fails with EFBIG part way through.
   const fault::ProcResult r = fault::run_process(run_args(d, d / "out.npy"), 30, [] {
     ::signal(SIGXFSZ, SIG_IGN);
-    struct rlimit lim {8192, 8192};
+    struct rlimit lim {
+      8192, 8192
+    };
     ::setrlimit(RLIMIT_FSIZE, &lim);
   });
   INFO(r.describe());

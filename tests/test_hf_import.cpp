@@ -1,4 +1,4 @@
-// HF config.json import: one test per rule of DESIGN.md section 4 (inline JSON shaped like the
+// HF config.json import: one test per rule of docs/DESIGN.md section 4 (inline JSON shaped like the
 // published files). Bad input, one class each: test_hf_import_bad.cpp.
 #include <unistd.h>
 

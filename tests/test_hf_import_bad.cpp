@@ -150,7 +150,6 @@ TEST_CASE("hf bad input: files that are missing, not files, or too large", "[hf]
   fs::remove_all(dir);
 }
 
-
 TEST_CASE("hf bad input: random corruptions of real configs give a config or an InputError",
           "[hf][bad]") {
   // Property: whatever a field is replaced with, import either yields a config that validates

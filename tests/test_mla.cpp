@@ -113,8 +113,8 @@ TEST_CASE("naive MLA equals absorbed MLA (W_UK absorbed into q, W_UV applied aft
           CHECK(absorbed[i] == 0.0);
         }
         std::vector<float> out_latent_f(out_latent.size());
-        attn::decode_mla_absorbed<float>(absorbed_shape(s), q_abs.data(), kv.data(),
-                                         in.lens.data(), out_latent_f.data(), 3);
+        attn::decode_mla_absorbed<float>(absorbed_shape(s), q_abs.data(), kv.data(), in.lens.data(),
+                                         out_latent_f.data(), 3);
         CHECK(reftest::relative_error(out_latent_f, out_latent) < 1e-5);
       }
 }
@@ -165,8 +165,7 @@ TEST_CASE("RoPE follows rotate_half: pairs (i, i + Dr/2) rotated by pos * theta^
   CHECK_THROWS_AS(attn::apply_rope(odd.data(), 1, 3, p0), attn::InputError);
 }
 
-TEST_CASE("RoPE keeps norms, and q . k depends only on the distance of positions",
-          "[mla][rope]") {
+TEST_CASE("RoPE keeps norms, and q . k depends only on the distance of positions", "[mla][rope]") {
   const std::uint64_t seed = 204;
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);

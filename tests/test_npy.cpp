@@ -106,8 +106,8 @@ TEST_CASE("npy: write then read gives the same shape and bits", "[npy]") {
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
   TempDir dir;
-  const std::vector<std::vector<std::int64_t>> shapes = {{}, {0}, {3}, {2, 3, 4}, {1, 54, 9, 3},
-                                                         {4, 0, 2}};
+  const std::vector<std::vector<std::int64_t>> shapes = {{},        {0},           {3},
+                                                         {2, 3, 4}, {1, 54, 9, 3}, {4, 0, 2}};
   for (const auto& shape : shapes) {
     INFO("shape " << attn::shape_string(shape));
     attn::TensorF t(shape);
@@ -246,19 +246,30 @@ TEST_CASE("npy: every class of malformed file is an InputError naming the file",
       {"header not ended by a newline", no_newline, "newline"},
       {"not a dict", with_dict("['descr', '<f4']"), "dict"},
       {"missing key", with_dict("{'descr': '<f4', 'shape': (4,)}"), "fortran_order"},
-      {"extra key", with_dict("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), 'x': 1}"), "'x'"},
-      {"duplicate key", with_dict("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (4,)}"), "twice"},
-      {"unterminated string", with_dict("{'descr': '<f4, 'fortran_order': False, 'shape': (4,)}"), "header"},
-      {"unquoted dtype", with_dict("{'descr': <f4, 'fortran_order': False, 'shape': (4,)}"), "header"},
-      {"unclosed dict", with_dict("{'descr': '<f4', 'fortran_order': False, 'shape': (4,)"), "header"},
-      {"deep nesting", with_dict("{'descr': '<f4', 'fortran_order': False, 'shape': " + std::string(40, '(') + "4" + std::string(40, ')') + "}"), "nest"},
+      {"extra key", with_dict("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), 'x': 1}"),
+       "'x'"},
+      {"duplicate key",
+       with_dict("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (4,)}"),
+       "twice"},
+      {"unterminated string", with_dict("{'descr': '<f4, 'fortran_order': False, 'shape': (4,)}"),
+       "header"},
+      {"unquoted dtype", with_dict("{'descr': <f4, 'fortran_order': False, 'shape': (4,)}"),
+       "header"},
+      {"unclosed dict", with_dict("{'descr': '<f4', 'fortran_order': False, 'shape': (4,)"),
+       "header"},
+      {"deep nesting",
+       with_dict("{'descr': '<f4', 'fortran_order': False, 'shape': " + std::string(40, '(') + "4" +
+                 std::string(40, ')') + "}"),
+       "nest"},
       {"unsigned dtype", with_dict(dict_of("<u4", "(4,)")), "'<u4'"},
       {"complex dtype", with_dict(dict_of("<c8", "(4,)")), "'<c8'"},
       {"string dtype", with_dict(dict_of("<U1", "(4,)")), "'<U1'"},
       {"big-endian float32", with_dict(dict_of(">f4", "(4,)")), "big-endian"},
       {"big-endian int64", make_npy(1, dict_of(">i8", "(2,)"), four_floats), "big-endian"},
       {"object dtype", with_dict(dict_of("|O", "(4,)")), "object"},
-      {"structured dtype", with_dict("{'descr': [('a', '<f4'), ('b', '<f4')], 'fortran_order': False, 'shape': (2,)}"), "structured"},
+      {"structured dtype",
+       with_dict("{'descr': [('a', '<f4'), ('b', '<f4')], 'fortran_order': False, 'shape': (2,)}"),
+       "structured"},
       {"fortran order", with_dict(dict_of("<f4", "(2, 2)", "True")), "fortran_order"},
       {"fortran order not a bool", with_dict(dict_of("<f4", "(4,)", "0")), "fortran_order"},
       {"shape an int", with_dict(dict_of("<f4", "(4)")), "tuple"},
@@ -271,7 +282,8 @@ TEST_CASE("npy: every class of malformed file is an InputError naming the file",
       {"truncated data", truncated, "truncated"},
       {"trailing bytes", trailing, "trailing"},
       {"dimension beyond int64", with_dict(dict_of("<f4", "(99999999999999999999,)")), "2^63"},
-      {"product overflows", with_dict(dict_of("<f4", "(4611686018427387904, 4611686018427387904)")), "limit"},
+      {"product overflows", with_dict(dict_of("<f4", "(4611686018427387904, 4611686018427387904)")),
+       "limit"},
       {"beyond the tensor limit", with_dict(dict_of("<f4", "(5000000000,)")), "limit"},
   };
   for (const Case& c : cases) {
@@ -285,7 +297,8 @@ TEST_CASE("npy: every class of malformed file is an InputError naming the file",
     CHECK_THAT(msg, Catch::Contains(c.mentions, Catch::CaseSensitive::No));
     // The same bytes in memory fail the same way, under the given name.
     try {
-      (void)attn::parse_npy(c.bytes.data(), c.bytes.size(), "mem.npy", attn::Limits::kMaxTensorBytes);
+      (void)attn::parse_npy(c.bytes.data(), c.bytes.size(), "mem.npy",
+                            attn::Limits::kMaxTensorBytes);
       FAIL("parse_npy accepted it");
     } catch (const attn::InputError& e) {
       CHECK_THAT(e.what(), Catch::StartsWith("mem.npy: "));
@@ -300,7 +313,8 @@ TEST_CASE("npy: every class of malformed file is an InputError naming the file",
   }
   CHECK_NOTHROW(attn::parse_npy(good.data(), good.size(), "small.npy", 16));
   // Files that are not there or not files.
-  CHECK_THROWS_WITH(attn::read_npy(dir.file("missing.npy")), Catch::StartsWith(dir.file("missing.npy")));
+  CHECK_THROWS_WITH(attn::read_npy(dir.file("missing.npy")),
+                    Catch::StartsWith(dir.file("missing.npy")));
   CHECK_THROWS_WITH(attn::read_npy(dir.path.string()), Catch::Contains("directory"));
 }
 
@@ -320,7 +334,8 @@ TEST_CASE("write_file_atomic: replaces the file whole, or leaves it as it was", 
   CHECK(fs::is_directory(dir.path / "sub"));
   // A folder that does not exist.
   const std::string nowhere = dir.file("no/such/out.npy");
-  CHECK_THROWS_WITH(attn::write_npy(nowhere, attn::TensorF({2})), Catch::StartsWith(nowhere + ": "));
+  CHECK_THROWS_WITH(attn::write_npy(nowhere, attn::TensorF({2})),
+                    Catch::StartsWith(nowhere + ": "));
 
   // A write that fails half way (file size limit): the old file stays, the temporary goes.
   struct rlimit old {};

@@ -31,7 +31,7 @@ Problem make_problem(std::mt19937_64& rng, NaiveShape s, bool ragged, float mag 
     std::uniform_int_distribution<std::int64_t> len(0, s.S);
     p.lens.resize(std::size_t(s.B));
     for (auto& l : p.lens) l = len(rng);
-    p.lens[0] = s.S;                           // one full sequence
+    p.lens[0] = s.S;                                // one full sequence
     if (s.B > 2) p.lens[std::size_t(s.B - 1)] = 0;  // and one empty one
   }
   return p;
@@ -219,8 +219,10 @@ TEST_CASE("ragged lens: len 0 gives zeros, len L equals a cache of L positions",
     one.S = len;
     const std::vector<float> q(p.q.begin() + b * s.Hq * s.D, p.q.begin() + (b + 1) * s.Hq * s.D);
     const std::size_t row_k = std::size_t(s.Hkv) * s.D, row_v = std::size_t(s.Hkv) * s.Dv;
-    const std::vector<float> k(p.k.begin() + b * s.S * row_k, p.k.begin() + (b * s.S + len) * row_k);
-    const std::vector<float> v(p.v.begin() + b * s.S * row_v, p.v.begin() + (b * s.S + len) * row_v);
+    const std::vector<float> k(p.k.begin() + b * s.S * row_k,
+                               p.k.begin() + (b * s.S + len) * row_k);
+    const std::vector<float> v(p.v.begin() + b * s.S * row_v,
+                               p.v.begin() + (b * s.S + len) * row_v);
     const std::vector<double> want = reftest::naive_grouped(one, q, k, v, {});
     CHECK(reftest::relative_error(row, want) < 1e-12);
     CHECK(reftest::relative_error(row_f, want) < 1e-5);
@@ -302,14 +304,14 @@ TEST_CASE("decode rejects shapes that do not fit", "[reference]") {
   attn::GroupedDecodeShape s;
   s.q_heads = 3;
   s.kv_heads = 2;
-  CHECK_THROWS_AS(attn::decode_grouped<double>(s, buf.data(), buf.data(), buf.data(), nullptr,
-                                               out.data()),
-                  attn::InputError);
+  CHECK_THROWS_AS(
+      attn::decode_grouped<double>(s, buf.data(), buf.data(), buf.data(), nullptr, out.data()),
+      attn::InputError);
   s.kv_heads = 1;
   s.head_dim = 0;
-  CHECK_THROWS_AS(attn::decode_grouped<double>(s, buf.data(), buf.data(), buf.data(), nullptr,
-                                               out.data()),
-                  attn::InputError);
+  CHECK_THROWS_AS(
+      attn::decode_grouped<double>(s, buf.data(), buf.data(), buf.data(), nullptr, out.data()),
+      attn::InputError);
 }
 
 TEST_CASE("prefill: row i equals decode with len S - T + i + 1; the last row equals decode",

@@ -143,8 +143,8 @@ TEST_CASE("gpus.json parser: errors name the entry and the field", "[roofline]")
   CHECK_THAT(msg(R"({"gpus":[{"name":"X1","hbm_tbps":-1,"bf16_tflops":1,"memory_gb":1,
                   "source":"s"}]})"),
              Catch::Contains("hbm_tbps"));
-  CHECK_THAT(msg(R"({"gpus":[{"hbm_tbps":1}]})"), Catch::Contains("gpus[0]") &&
-                                                        Catch::Contains("name"));
+  CHECK_THAT(msg(R"({"gpus":[{"hbm_tbps":1}]})"),
+             Catch::Contains("gpus[0]") && Catch::Contains("name"));
   CHECK_THAT(msg("{not json"), Catch::Contains("t.json") && Catch::Contains("JSON"));
   CHECK_THAT(msg(R"({"gpus":{}})"), Catch::Contains("'gpus' array"));
 }
@@ -154,8 +154,7 @@ TEST_CASE("roofline: project_decode of a GQA layer and of DeepSeek-style MLA", "
   REQUIRE(mi != nullptr);
   attn::LayerShape gqa;  // Hq 32, Hkv 8, D 128 (the defaults: Llama-3-8B)
   // B 1, S 32768, bf16: cache 134,217,728 B + q 32*128*2 + o 32*128*2 = 16,384 B.
-  const attn::RooflineProjection p =
-      attn::project_decode(gqa, 1, 32768, attn::DType::kBf16, *mi);
+  const attn::RooflineProjection p = attn::project_decode(gqa, 1, 32768, attn::DType::kBf16, *mi);
   CHECK(p.bytes == Approx(134217728.0 + 16384.0));
   CHECK(p.time_s == Approx((134217728.0 + 16384.0) / 8e12));  // 16.8 us
   CHECK_FALSE(p.compute_bound);
@@ -169,8 +168,7 @@ TEST_CASE("roofline: project_decode of a GQA layer and of DeepSeek-style MLA", "
   mla.head_dim = 576;
   mla.value_dim = 512;
   // B 64, S 4096, fp8 cache: bytes ~ 64 * 4096 * 576 = 151 MB; FLOPs 2*64*128*4096*1088 = 73 G.
-  const attn::RooflineProjection m =
-      attn::project_decode(mla, 64, 4096, attn::DType::kFp8, *mi);
+  const attn::RooflineProjection m = attn::project_decode(mla, 64, 4096, attn::DType::kFp8, *mi);
   CHECK(m.flops == Approx(2.0 * 64 * 128 * 4096 * 1088));
   CHECK(m.compute_bound);  // 128 heads over an fp8 latent pass MI355X's ridge
   CHECK(m.time_s == Approx(m.flops / 2.5e15));

@@ -21,7 +21,8 @@ attn::SoftmaxState<T> run(const std::vector<double>& x, const std::vector<double
   for (std::size_t i = begin; i < end; ++i) {
     T r, w;
     s.update(T(x[i]), &r, &w);
-    for (int d = 0; d < dv; ++d) (*acc)[std::size_t(d)] = (*acc)[std::size_t(d)] * r + w * T(v[i * dv + d]);
+    for (int d = 0; d < dv; ++d)
+      (*acc)[std::size_t(d)] = (*acc)[std::size_t(d)] * r + w * T(v[i * dv + d]);
   }
   return s;
 }
@@ -55,7 +56,8 @@ TEST_CASE("softmax state: one pass equals the max-subtracted softmax", "[softmax
       std::vector<double> acc;
       const auto s = run<double>(x, v, dv, 0, n, &acc);
       const std::vector<double> want = truth(x, v, dv);
-      for (int d = 0; d < dv; ++d) CHECK(acc[std::size_t(d)] * s.inv_sum() == Approx(want[std::size_t(d)]).margin(1e-12));
+      for (int d = 0; d < dv; ++d)
+        CHECK(acc[std::size_t(d)] * s.inv_sum() == Approx(want[std::size_t(d)]).margin(1e-12));
       double m = -INFINITY;
       for (double e : x) m = std::max(m, e);
       double sum = 0;
@@ -66,7 +68,8 @@ TEST_CASE("softmax state: one pass equals the max-subtracted softmax", "[softmax
       const auto sf = run<float>(x, v, dv, 0, n, &acc_f);
       for (int d = 0; d < dv; ++d) {
         CHECK(std::isfinite(acc_f[std::size_t(d)] * sf.inv_sum()));
-        CHECK(acc_f[std::size_t(d)] * sf.inv_sum() == Approx(want[std::size_t(d)]).margin(mag > 100 ? 2e-2 : 1e-5));
+        CHECK(acc_f[std::size_t(d)] * sf.inv_sum() ==
+              Approx(want[std::size_t(d)]).margin(mag > 100 ? 2e-2 : 1e-5));
       }
     }
   }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the Debian packages attnlab needs (DESIGN.md section 7) when any is missing.
+# Installs the Debian packages attnlab needs (docs/DESIGN.md section 7) when any is missing.
 # Quiet and idempotent: does nothing when everything is installed.
 set -euo pipefail
 pkgs=(cmake g++ make pkg-config git libsdl2-dev libimgui-dev libglm-dev catch2 nlohmann-json3-dev

@@ -73,10 +73,18 @@ void Canvas::box(const Box& b) const {
   ImU32 fill = IM_COL32(40, 44, 52, 255);
   if (!accent) {
     switch (b.style) {
-      case BoxStyle::kTensor: accent = IM_COL32(120, 170, 230, 255); break;
-      case BoxStyle::kWeight: accent = IM_COL32(170, 170, 170, 255); break;
-      case BoxStyle::kCache: accent = IM_COL32(240, 180, 60, 255); break;
-      case BoxStyle::kOp: accent = IM_COL32(0, 200, 140, 255); break;
+      case BoxStyle::kTensor:
+        accent = IM_COL32(120, 170, 230, 255);
+        break;
+      case BoxStyle::kWeight:
+        accent = IM_COL32(170, 170, 170, 255);
+        break;
+      case BoxStyle::kCache:
+        accent = IM_COL32(240, 180, 60, 255);
+        break;
+      case BoxStyle::kOp:
+        accent = IM_COL32(0, 200, 140, 255);
+        break;
     }
   }
   if (b.style == BoxStyle::kCache) fill = IM_COL32(60, 50, 30, 255);
@@ -115,7 +123,8 @@ void Canvas::arrow_points(ImVec2 from, ImVec2 to, const std::string& label, ImU3
     const float fs = ImGui::GetFontSize();  // text at the atlas' own size: never resampled
     const ImVec2 ts = ImGui::GetFont()->CalcTextSizeA(fs, 1e9f, 0.0f, label.c_str());
     const ImVec2 m((a.x + b.x - ts.x) * 0.5f + 4 * scale_, (a.y + b.y - ts.y) * 0.5f);
-    dl_->AddRectFilled(ImVec2(m.x - 2, m.y), ImVec2(m.x + ts.x + 2, m.y + ts.y), IM_COL32(20, 20, 24, 200));
+    dl_->AddRectFilled(ImVec2(m.x - 2, m.y), ImVec2(m.x + ts.x + 2, m.y + ts.y),
+                       IM_COL32(20, 20, 24, 200));
     dl_->AddText(ImGui::GetFont(), fs, m, IM_COL32(220, 220, 220, 255), label.c_str());
   }
 }

@@ -31,10 +31,10 @@ float fit_scale(ImVec2 content, ImVec2 avail, float max_scale);
 enum class BoxStyle { kTensor, kWeight, kCache, kOp };
 
 struct Box {
-  Rect rect;               // local (design) coordinates
-  std::string title;       // "K cache"
-  std::string shape;       // "[B, S, Hkv, D] = [1, 32768, 8, 128]"
-  std::string note;        // third line, dimmer ("bf16, 4.00 GiB"), optional
+  Rect rect;          // local (design) coordinates
+  std::string title;  // "K cache"
+  std::string shape;  // "[B, S, Hkv, D] = [1, 32768, 8, 128]"
+  std::string note;   // third line, dimmer ("bf16, 4.00 GiB"), optional
   BoxStyle style = BoxStyle::kTensor;
   ImU32 accent = 0;        // 0: by style
   bool highlight = false;  // drawn with a thicker border

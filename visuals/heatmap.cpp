@@ -24,7 +24,8 @@ void heat_rgb(double t, float rgb[3]) {
 ImU32 heat_color(double t) {
   float rgb[3];
   heat_rgb(t, rgb);
-  return IM_COL32(static_cast<int>(rgb[0] * 255.0f + 0.5f), static_cast<int>(rgb[1] * 255.0f + 0.5f),
+  return IM_COL32(static_cast<int>(rgb[0] * 255.0f + 0.5f),
+                  static_cast<int>(rgb[1] * 255.0f + 0.5f),
                   static_cast<int>(rgb[2] * 255.0f + 0.5f), 255);
 }
 
@@ -42,7 +43,8 @@ const ImU32 kMaskedHatch = IM_COL32(90, 90, 98, 255);
 void hatch(ImDrawList* dl, ImVec2 a, ImVec2 b) {
   dl->AddRectFilled(a, b, kMaskedFill);
   const float w = b.x - a.x, h = b.y - a.y;
-  if (w >= 6 && h >= 6) dl->AddLine(ImVec2(a.x + 1, b.y - 1), ImVec2(b.x - 1, a.y + 1), kMaskedHatch);
+  if (w >= 6 && h >= 6)
+    dl->AddLine(ImVec2(a.x + 1, b.y - 1), ImVec2(b.x - 1, a.y + 1), kMaskedHatch);
 }
 
 }  // namespace
@@ -113,8 +115,9 @@ bool draw_heatmap(const char* id, const HeatmapSpec& s, ImVec2 size, bool toolti
       }
     }
   }
-  if (s.frame) dl->AddRect(ImVec2(p0.x - 2, p0.y - 2), ImVec2(p0.x + size.x + 2, p0.y + size.y + 2),
-                           s.frame, 0.0f, 0, 3.0f);
+  if (s.frame)
+    dl->AddRect(ImVec2(p0.x - 2, p0.y - 2), ImVec2(p0.x + size.x + 2, p0.y + size.y + 2), s.frame,
+                0.0f, 0, 3.0f);
   if (hovered && tooltip) {
     const ImVec2 m = ImGui::GetMousePos();
     const int c = std::clamp(static_cast<int>((m.x - p0.x) / cw), 0, s.cols - 1);

@@ -23,15 +23,15 @@ double heat_unit(double v, double lo, double hi);
 // ---- [SECTION] Drawing --------------------------------------------------------------------
 
 struct HeatmapSpec {
-  int rows = 0;                        // T query positions
-  int cols = 0;                        // S key positions
-  const double* values = nullptr;      // [rows, cols], row-major
+  int rows = 0;                           // T query positions
+  int cols = 0;                           // S key positions
+  const double* values = nullptr;         // [rows, cols], row-major
   const unsigned char* masked = nullptr;  // [rows, cols], 1 = masked out (hatched); or null
-  double lo = 0, hi = 1;               // colour range
-  ImU32 frame = 0;                     // border colour (the kv head's), 0 = none
-  const char* value_name = "value";    // tooltip: "score", "p"
-  int row_offset = 0;                  // query i is at position row_offset + i (tooltip)
-  int max_cells = 64;                  // cells shown per side at most (blocks are averaged)
+  double lo = 0, hi = 1;                  // colour range
+  ImU32 frame = 0;                        // border colour (the kv head's), 0 = none
+  const char* value_name = "value";       // tooltip: "score", "p"
+  int row_offset = 0;                     // query i is at position row_offset + i (tooltip)
+  int max_cells = 64;                     // cells shown per side at most (blocks are averaged)
 };
 
 // One item of `size` pixels (cells are size / (cols, rows)); a tooltip shows the cell under the

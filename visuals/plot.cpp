@@ -35,7 +35,7 @@ std::vector<double> linear_ticks(double lo, double hi, int max_ticks) {
     if (v > hi + eps) break;
     if (std::fabs(v) < eps) v = 0.0;  // no "-0"
     ticks.push_back(v);
-    if (ticks.size() > 1000) break;   // cannot happen with a valid step; a guard all the same
+    if (ticks.size() > 1000) break;  // cannot happen with a valid step; a guard all the same
   }
   return ticks;
 }
@@ -129,10 +129,10 @@ int nearest_point(const std::vector<double>& sx, const std::vector<double>& sy, 
 }
 
 ImU32 palette_color(int index) {
-  static const ImU32 kColors[] = {
-      IM_COL32(86, 180, 233, 255),  IM_COL32(230, 159, 0, 255),  IM_COL32(0, 200, 140, 255),
-      IM_COL32(240, 228, 66, 255),  IM_COL32(204, 121, 167, 255), IM_COL32(213, 94, 0, 255),
-      IM_COL32(160, 160, 255, 255), IM_COL32(200, 200, 200, 255)};
+  static const ImU32 kColors[] = {IM_COL32(86, 180, 233, 255),  IM_COL32(230, 159, 0, 255),
+                                  IM_COL32(0, 200, 140, 255),   IM_COL32(240, 228, 66, 255),
+                                  IM_COL32(204, 121, 167, 255), IM_COL32(213, 94, 0, 255),
+                                  IM_COL32(160, 160, 255, 255), IM_COL32(200, 200, 200, 255)};
   const int n = static_cast<int>(sizeof kColors / sizeof kColors[0]);
   return kColors[((index % n) + n) % n];
 }
@@ -166,7 +166,8 @@ AxisRange range_for(const Axis& axis, const std::vector<Series>& series, bool is
       lo = std::min(lo, r.value);
       hi = std::max(hi, r.value);
     }
-  if (!(hi >= lo)) return axis.scale == AxisScale::kLog ? AxisRange{1, axis.log_base} : AxisRange{0, 1};
+  if (!(hi >= lo))
+    return axis.scale == AxisScale::kLog ? AxisRange{1, axis.log_base} : AxisRange{0, 1};
   return auto_range(lo, hi, axis.scale, axis.log_base, axis.include_zero);
 }
 
@@ -236,15 +237,20 @@ PlotHover draw_plot(const char* id, const PlotSpec& spec, ImVec2 size) {
   const int y_max_ticks = std::max(2, static_cast<int>((size.y - top - bottom) / (line_h * 2.2f)));
   const std::vector<double> yt = ticks_for(spec.y, yr, y_max_ticks);
   float y_label_w = 0;
-  for (double v : yt) y_label_w = std::max(y_label_w, ImGui::CalcTextSize(fmt(spec.y, v).c_str()).x);
+  for (double v : yt)
+    y_label_w = std::max(y_label_w, ImGui::CalcTextSize(fmt(spec.y, v).c_str()).x);
   const float left = y_label_w + 8;
   const float right = 12;
   const ImVec2 a0(p0.x + left, p0.y + top);
   const ImVec2 a1(p0.x + size.x - right, p0.y + size.y - bottom);
   if (a1.x - a0.x < 20 || a1.y - a0.y < 20) return hover;  // too small to draw anything useful
   const float aw = a1.x - a0.x, ah = a1.y - a0.y;
-  auto sx = [&](double v) { return a0.x + static_cast<float>(axis_to_unit(v, xr, spec.x.scale)) * aw; };
-  auto sy = [&](double v) { return a1.y - static_cast<float>(axis_to_unit(v, yr, spec.y.scale)) * ah; };
+  auto sx = [&](double v) {
+    return a0.x + static_cast<float>(axis_to_unit(v, xr, spec.x.scale)) * aw;
+  };
+  auto sy = [&](double v) {
+    return a1.y - static_cast<float>(axis_to_unit(v, yr, spec.y.scale)) * ah;
+  };
 
   // Title, y label, frame.
   float ty = p0.y + style.ItemInnerSpacing.y;
@@ -261,8 +267,10 @@ PlotHover draw_plot(const char* id, const PlotSpec& spec, ImVec2 size) {
       const ImVec2 e(p0.x + above_pos[si].x, ty + above_pos[si].y);
       const float my = e.y + rh * 0.5f;
       if (s.line) {
-        if (s.dashed) dashed_line(dl, ImVec2(e.x, my), ImVec2(e.x + sw, my), c, s.thickness);
-        else dl->AddLine(ImVec2(e.x, my), ImVec2(e.x + sw, my), c, s.thickness);
+        if (s.dashed)
+          dashed_line(dl, ImVec2(e.x, my), ImVec2(e.x + sw, my), c, s.thickness);
+        else
+          dl->AddLine(ImVec2(e.x, my), ImVec2(e.x + sw, my), c, s.thickness);
       }
       if (s.markers || !s.line) dl->AddCircleFilled(ImVec2(e.x + sw * 0.5f, my), 3.5f, c, 12);
       dl->AddText(ImVec2(e.x + sw + pad, e.y + 1), text_col, s.name.c_str());
@@ -299,7 +307,8 @@ PlotHover draw_plot(const char* id, const PlotSpec& spec, ImVec2 size) {
   }
   if (!spec.x.label.empty()) {
     const ImVec2 ts = ImGui::CalcTextSize(spec.x.label.c_str());
-    dl->AddText(ImVec2(a0.x + (aw - ts.x) * 0.5f, a1.y + line_h + 5), dim_col, spec.x.label.c_str());
+    dl->AddText(ImVec2(a0.x + (aw - ts.x) * 0.5f, a1.y + line_h + 5), dim_col,
+                spec.x.label.c_str());
   }
 
   dl->PushClipRect(a0, a1, true);
@@ -308,20 +317,25 @@ PlotHover draw_plot(const char* id, const PlotSpec& spec, ImVec2 size) {
     if (!usable(r.value, spec.y.scale)) continue;
     const float y = sy(r.value);
     const ImU32 c = r.color ? r.color : IM_COL32(220, 220, 220, 200);
-    if (r.dashed) dashed_line(dl, ImVec2(a0.x, y), ImVec2(a1.x, y), c, 1.5f);
-    else dl->AddLine(ImVec2(a0.x, y), ImVec2(a1.x, y), c, 1.5f);
+    if (r.dashed)
+      dashed_line(dl, ImVec2(a0.x, y), ImVec2(a1.x, y), c, 1.5f);
+    else
+      dl->AddLine(ImVec2(a0.x, y), ImVec2(a1.x, y), c, 1.5f);
     const ImVec2 ts = ImGui::CalcTextSize(r.label.c_str());
     const float ly = (y - ts.y - 1 < a0.y) ? y + 2 : y - ts.y - 1;
     // A dark plate under the label keeps it readable where curves cross it.
-    dl->AddRectFilled(ImVec2(a1.x - ts.x - 6, ly), ImVec2(a1.x - 2, ly + ts.y), IM_COL32(15, 15, 18, 200), 2.0f);
+    dl->AddRectFilled(ImVec2(a1.x - ts.x - 6, ly), ImVec2(a1.x - 2, ly + ts.y),
+                      IM_COL32(15, 15, 18, 200), 2.0f);
     dl->AddText(ImVec2(a1.x - ts.x - 4, ly), c, r.label.c_str());
   }
   for (const RefLine& r : spec.vlines) {
     if (!usable(r.value, spec.x.scale)) continue;
     const float x = sx(r.value);
     const ImU32 c = r.color ? r.color : IM_COL32(220, 220, 220, 200);
-    if (r.dashed) dashed_line(dl, ImVec2(x, a0.y), ImVec2(x, a1.y), c, 1.5f);
-    else dl->AddLine(ImVec2(x, a0.y), ImVec2(x, a1.y), c, 1.5f);
+    if (r.dashed)
+      dashed_line(dl, ImVec2(x, a0.y), ImVec2(x, a1.y), c, 1.5f);
+    else
+      dl->AddLine(ImVec2(x, a0.y), ImVec2(x, a1.y), c, 1.5f);
     const ImVec2 ts = ImGui::CalcTextSize(r.label.c_str());
     const float lx = (x + 3 + ts.x > a1.x) ? x - ts.x - 3 : x + 3;
     dl->AddText(ImVec2(lx, a1.y - ts.y - 2), c, r.label.c_str());
@@ -345,8 +359,10 @@ PlotHover draw_plot(const char* id, const PlotSpec& spec, ImVec2 size) {
       }
       const ImVec2 p(sx(s.x[i]), sy(s.y[i]));
       if (s.line && have_prev) {
-        if (s.dashed) dashed_line(dl, prev, p, c, s.thickness);
-        else dl->AddLine(prev, p, c, s.thickness);
+        if (s.dashed)
+          dashed_line(dl, prev, p, c, s.thickness);
+        else
+          dl->AddLine(prev, p, c, s.thickness);
       }
       if (s.markers) dl->AddCircleFilled(p, s.thickness + 1.5f, c, 12);
       px[i] = p.x;
@@ -377,9 +393,12 @@ PlotHover draw_plot(const char* id, const PlotSpec& spec, ImVec2 size) {
       }
     if (rows > 0) {
       const ImVec2 ls(lw + sw + 3 * pad, static_cast<float>(rows) * rh + 2 * pad);
-      const bool right_side = spec.legend == LegendPos::kTopRight || spec.legend == LegendPos::kBottomRight;
-      const bool bottom_side = spec.legend == LegendPos::kBottomLeft || spec.legend == LegendPos::kBottomRight;
-      const ImVec2 l0(right_side ? a1.x - ls.x - 6 : a0.x + 6, bottom_side ? a1.y - ls.y - 6 : a0.y + 6);
+      const bool right_side =
+          spec.legend == LegendPos::kTopRight || spec.legend == LegendPos::kBottomRight;
+      const bool bottom_side =
+          spec.legend == LegendPos::kBottomLeft || spec.legend == LegendPos::kBottomRight;
+      const ImVec2 l0(right_side ? a1.x - ls.x - 6 : a0.x + 6,
+                      bottom_side ? a1.y - ls.y - 6 : a0.y + 6);
       dl->AddRectFilled(l0, ImVec2(l0.x + ls.x, l0.y + ls.y), IM_COL32(20, 20, 24, 210), 3.0f);
       float y = l0.y + pad;
       for (size_t si = 0; si < spec.series.size(); ++si) {
@@ -388,10 +407,13 @@ PlotHover draw_plot(const char* id, const PlotSpec& spec, ImVec2 size) {
         const ImU32 c = s.color ? s.color : palette_color(static_cast<int>(si));
         const float my = y + rh * 0.5f;
         if (s.line) {
-          if (s.dashed) dashed_line(dl, ImVec2(l0.x + pad, my), ImVec2(l0.x + pad + sw, my), c, s.thickness);
-          else dl->AddLine(ImVec2(l0.x + pad, my), ImVec2(l0.x + pad + sw, my), c, s.thickness);
+          if (s.dashed)
+            dashed_line(dl, ImVec2(l0.x + pad, my), ImVec2(l0.x + pad + sw, my), c, s.thickness);
+          else
+            dl->AddLine(ImVec2(l0.x + pad, my), ImVec2(l0.x + pad + sw, my), c, s.thickness);
         }
-        if (s.markers || !s.line) dl->AddCircleFilled(ImVec2(l0.x + pad + sw * 0.5f, my), 3.5f, c, 12);
+        if (s.markers || !s.line)
+          dl->AddCircleFilled(ImVec2(l0.x + pad + sw * 0.5f, my), 3.5f, c, 12);
         dl->AddText(ImVec2(l0.x + 2 * pad + sw, y + 1), text_col, s.name.c_str());
         y += rh;
       }

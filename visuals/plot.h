@@ -7,8 +7,8 @@
 // Usage:
 //   vis::PlotSpec p;
 //   p.title = "KV cache vs sequence length";
-//   p.x = {"S (tokens)", vis::AxisScale::kLog, 2};  p.x.format = vis::format_tokens;
-//   p.y = {"bytes", vis::AxisScale::kLog, 10};      p.y.format = vis::format_bytes;
+//   p.x = {"S (tokens)", vis::AxisScale::kLog, 2};  p.x.format = attn::format_tokens;
+//   p.y = {"bytes", vis::AxisScale::kLog, 10};      p.y.format = attn::format_bytes;
 //   p.series.push_back({"GQA", xs, ys});
 //   p.hlines.push_back({141e9, "H200 memory"});
 //   vis::draw_plot("##kv", p, ImVec2(-1, 300));
@@ -74,20 +74,20 @@ struct Axis {
 
 struct Series {
   std::string name;
-  std::vector<double> x, y;   // same length; points with non-finite (or, on log axes,
-                              // non-positive) coordinates are skipped
-  ImU32 color = 0;            // 0: palette colour by index
+  std::vector<double> x, y;  // same length; points with non-finite (or, on log axes,
+                             // non-positive) coordinates are skipped
+  ImU32 color = 0;           // 0: palette colour by index
   float thickness = 2.0f;
-  bool line = true;           // connect the points
-  bool markers = false;       // draw a dot at every point
-  bool dashed = false;        // e.g. projected rather than measured
+  bool line = true;      // connect the points
+  bool markers = false;  // draw a dot at every point
+  bool dashed = false;   // e.g. projected rather than measured
 };
 
 // A horizontal (y) or vertical (x) reference line across the whole plot, labelled at its end.
 struct RefLine {
   double value = 0;
   std::string label;
-  ImU32 color = 0;            // 0: light grey
+  ImU32 color = 0;  // 0: light grey
   bool dashed = true;
 };
 
@@ -96,7 +96,7 @@ struct RefLine {
 enum class LegendPos { kTopLeft, kTopRight, kBottomLeft, kBottomRight, kNone, kAbove };
 
 struct PlotSpec {
-  std::string title;          // drawn above the frame; empty for none
+  std::string title;  // drawn above the frame; empty for none
   Axis x, y;
   std::vector<Series> series;
   std::vector<RefLine> hlines;  // y = value

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "visuals/units.h"
+#include "attention/units.h"
 
 namespace vis {
 
@@ -35,15 +35,15 @@ PlotSpec roofline_plot(const attn::GpuSpec& gpu, attn::DType kv_dt,
   p.x.scale = AxisScale::kLog;
   p.x.min = 0.1;
   p.x.max = 10000;
-  p.x.format = [](double v) { return format_si(v); };
+  p.x.format = [](double v) { return attn::format_si(v); };
   p.y.label = "FLOP/s";
   p.y.scale = AxisScale::kLog;
-  p.y.format = [](double v) { return format_flops(v) + "/s"; };
+  p.y.format = [](double v) { return attn::format_flops(v) + "/s"; };
   p.legend = LegendPos::kTopLeft;  // above the slope, where no data is
 
   Series roof;
-  roof.name = "roof: " + format_bandwidth(gpu.bandwidth_bytes_per_s()) + ", " +
-              format_flops(gpu.matrix_flops_per_s(kv_dt)) + "/s";
+  roof.name = "roof: " + attn::format_bandwidth(gpu.bandwidth_bytes_per_s()) + ", " +
+              attn::format_flops(gpu.matrix_flops_per_s(kv_dt)) + "/s";
   roofline_curve(gpu, kv_dt, p.x.min, p.x.max, 48, &roof.x, &roof.y);
   roof.color = IM_COL32(230, 230, 230, 255);
   roof.thickness = 2.5f;
@@ -53,7 +53,7 @@ PlotSpec roofline_plot(const attn::GpuSpec& gpu, attn::DType kv_dt,
   const double y_hi = gpu.matrix_flops_per_s(kv_dt) * 2;
   if (measured_bytes_per_s > 0) {
     Series m;
-    m.name = "read BW measured in the run: " + format_bandwidth(measured_bytes_per_s);
+    m.name = "read BW measured in the run: " + attn::format_bandwidth(measured_bytes_per_s);
     for (int i = 0; i < 24; ++i) {
       const double x = p.x.min * std::pow(p.x.max / p.x.min, i / 23.0);
       const double roof_y = gpu.matrix_flops_per_s(kv_dt);
@@ -93,7 +93,7 @@ PlotSpec roofline_plot(const attn::GpuSpec& gpu, attn::DType kv_dt,
   if (ridge > 0) {
     RefLine r;
     r.value = ridge;
-    r.label = "ridge " + format_si(ridge) + " FLOP/B";
+    r.label = "ridge " + attn::format_si(ridge) + " FLOP/B";
     p.vlines.push_back(r);
   }
   return p;

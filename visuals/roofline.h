@@ -12,10 +12,10 @@
 namespace vis {
 
 struct RooflinePoint {
-  std::string series;       // legend entry the point belongs to ("measured: NVIDIA H200")
-  double intensity = 0;     // FLOP/byte
-  double flops_per_s = 0;   // achieved (measured) or projected
-  bool projected = false;   // drawn as a dashed series
+  std::string series;      // legend entry the point belongs to ("measured: NVIDIA H200")
+  double intensity = 0;    // FLOP/byte
+  double flops_per_s = 0;  // achieved (measured) or projected
+  bool projected = false;  // drawn as a dashed series
 };
 
 // (intensity, attainable FLOP/s) of the roof at n log-spaced intensities in [lo, hi], with the

@@ -62,7 +62,8 @@ int layer_strip(const char* id, const std::vector<bool>& sliding, int window, fl
   const int per_row = std::max(1, static_cast<int>(avail / (cell + gap)));
   const int rows = (n + per_row - 1) / per_row;
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  const ImVec2 size(std::min(avail, static_cast<float>(per_row) * (cell + gap)), static_cast<float>(rows) * (row_height + 2.0f));
+  const ImVec2 size(std::min(avail, static_cast<float>(per_row) * (cell + gap)),
+                    static_cast<float>(rows) * (row_height + 2.0f));
   ImGui::InvisibleButton(id, size);
   const bool hovered = ImGui::IsItemHovered();
   const bool clicked = ImGui::IsItemClicked();
@@ -71,11 +72,13 @@ int layer_strip(const char* id, const std::vector<bool>& sliding, int window, fl
   int under = -1;
   for (int i = 0; i < n; ++i) {
     const int r = i / per_row, c = i % per_row;
-    const ImVec2 a(p0.x + static_cast<float>(c) * (cell + gap), p0.y + static_cast<float>(r) * (row_height + 2.0f));
+    const ImVec2 a(p0.x + static_cast<float>(c) * (cell + gap),
+                   p0.y + static_cast<float>(r) * (row_height + 2.0f));
     const ImVec2 b(a.x + cell, a.y + row_height);
     const ImU32 col = sliding[static_cast<size_t>(i)] ? sliding_layer_color() : full_layer_color();
     dl->AddRectFilled(a, b, col, 1.0f);
-    if (hovered && mouse.x >= a.x && mouse.x < b.x + gap && mouse.y >= a.y && mouse.y < b.y + 2.0f) {
+    if (hovered && mouse.x >= a.x && mouse.x < b.x + gap && mouse.y >= a.y &&
+        mouse.y < b.y + 2.0f) {
       under = i;
       dl->AddRect(a, b, IM_COL32(255, 255, 255, 255), 1.0f, 0, 2.0f);
     }

@@ -1,4 +1,4 @@
-// attnlab's command line (DESIGN.md section 3): the root parser, the explorer flags, and the
+// attnlab's command line (docs/DESIGN.md section 3): the root parser, the explorer flags, and the
 // one place where every error becomes one "attnlab: error: ..." line and an exit code.
 //
 //   0 success; 2 bad input or usage; 3 the device failed (no GPU, out of memory, kernel error).
@@ -14,6 +14,7 @@
 #include <string>
 
 #include "app/cli/cli_internal.h"
+#include "attention/units.h"
 #include "attention/config.h"
 #include "attention/error.h"
 #include "attention/presets.h"
@@ -70,9 +71,9 @@ std::string limits_text() {
       "Exit codes: 0 success, 2 bad input or usage, 3 the device failed (no GPU, out of memory,\n"
       "kernel error). Errors are one line on stderr starting 'attnlab: error: '.\n"
       "Run 'attnlab SUBCOMMAND --help' for a subcommand's flags.",
-      cli::human_bytes(static_cast<double>(L::kMaxTensorBytes)).c_str(),
+      attn::format_bytes(static_cast<double>(L::kMaxTensorBytes)).c_str(),
       static_cast<long long>(L::kMaxTensorBytes),
-      cli::human_bytes(static_cast<double>(L::kMaxConfigBytes)).c_str(),
+      attn::format_bytes(static_cast<double>(L::kMaxConfigBytes)).c_str(),
       static_cast<long long>(L::kMaxConfigBytes), L::kMaxLayers, L::kMaxHeads, L::kMaxHeadDim,
       static_cast<long long>(L::kMaxSeq), static_cast<long long>(L::kMaxBatch));
 }

@@ -1,26 +1,22 @@
-// The attnlab command line (DESIGN.md section 3). run_cli() parses and runs a subcommand, or
+// The attnlab command line (docs/DESIGN.md section 3). run_cli() parses and runs a subcommand, or
 // says that the explorer should open (no arguments, or --screenshot).
 #pragma once
 #include <string>
 #include <vector>
 
+#include "app/panel_table.h"
+
 namespace app {
 
-// Panel names as used by --panel and by the explorer.
-inline const std::vector<std::string>& panel_names() {
-  static const std::vector<std::string> k = {"model",     "kv-cache", "data-flow",
-                                             "attention", "latency",  "tour"};
-  return k;
-}
 
 struct ExplorerOptions {
-  std::string screenshot;   // empty: interactive; else save the window here as PNG and exit
-  std::string preset;       // empty: last session's (or llama-3-8b)
-  std::string variant;      // empty: the preset's own; else what-if variant name
-  std::string panel;        // empty: all panels; else that panel focused
+  std::string screenshot;  // empty: interactive; else save the window here as PNG and exit
+  std::string preset;      // empty: last session's (or llama-3-8b)
+  std::string variant;     // empty: the preset's own; else what-if variant name
+  std::string panel;       // empty: all panels; else that panel focused
   int width = 1600;
   int height = 1000;
-  int frames = 3;           // frames rendered before the screenshot
+  int frames = 3;  // frames rendered before the screenshot
 };
 
 struct CliOutcome {

@@ -35,7 +35,6 @@ void emit_text(const std::string& target, const std::string& text);
 // path in a folder that does not exist or is not writable. "-" and "" (stdout) pass.
 void check_output_target(const std::string& flag, const std::string& target);
 // "1.50 GiB", "128 KiB", "512 B".
-std::string human_bytes(double bytes);
 // printf into a std::string.
 std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 

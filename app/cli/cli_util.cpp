@@ -110,25 +110,15 @@ void check_output_target(const std::string& flag, const std::string& target) {
     throw attn::InputError(target + ": cannot write " + flag +
                            ": expected a file name, found a directory");
   const std::size_t slash = target.find_last_of('/');
-  const std::string dir =
-      slash == std::string::npos ? "." : slash == 0 ? "/" : target.substr(0, slash);
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : target.substr(0, slash);
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     throw attn::InputError(target + ": cannot write " + flag + ": folder " + dir +
                            " does not exist");
   if (::access(dir.c_str(), W_OK) != 0)
     throw attn::InputError(target + ": cannot write " + flag + ": folder " + dir +
                            " is not writable");
-}
-
-std::string human_bytes(double bytes) {
-  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  int u = 0;
-  while (bytes >= 1024.0 && u < 6) {
-    bytes /= 1024.0;
-    ++u;
-  }
-  if (u == 0) return format("%.0f B", bytes);
-  return format(bytes >= 100 ? "%.0f %s" : bytes >= 10 ? "%.1f %s" : "%.2f %s", bytes, kUnits[u]);
 }
 
 }  // namespace app::cli

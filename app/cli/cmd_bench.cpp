@@ -1,5 +1,5 @@
 // `attnlab bench`: one case from flags or a suite, on the CPU (the threaded float reference)
-// or the GPU (the kernels), by the method of DESIGN.md section 5; --json prints the report.
+// or the GPU (the kernels), by the method of docs/DESIGN.md section 5; --json prints the report.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -46,9 +46,9 @@ std::string report_table(const kern::BenchReport& rep) {
       d.name.c_str(), d.kind == "cpu" ? format("%d threads", d.threads).c_str() : d.runtime.c_str(),
       d.kind == "cpu" ? "" : format(", %d multiprocessors", d.multiprocessors).c_str(),
       d.probe_gbps);
-  out += format("%-38s %-5s %10s %10s %10s %6s %10s %8s %6s %9s %9s\n", "case", "dtype",
-                "median us", "min us", "max us", "runs", "in graph", "GB/s", "probe", "max err",
-                "peer us");
+  out +=
+      format("%-38s %-5s %10s %10s %10s %6s %10s %8s %6s %9s %9s\n", "case", "dtype", "median us",
+             "min us", "max us", "runs", "in graph", "GB/s", "probe", "max err", "peer us");
   for (const auto& r : rep.results) {
     const std::string name = case_text(r.c);
     const std::string dt(attn::dtype_name(r.c.dtype));

@@ -1,15 +1,17 @@
 // `attnlab presets [--json]` and `attnlab kv (--preset NAME | --config config.json) [--seq S]
-// [--batch B] [--dtype DT] [--tp N] [--json]` (DESIGN.md sections 3 and 4).
+// [--batch B] [--dtype DT] [--tp N] [--json]` (docs/DESIGN.md sections 3 and 4).
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "app/cli/cli_internal.h"
+#include "attention/units.h"
 #include "attention/config.h"
 #include "attention/error.h"
 #include "attention/hf_import.h"
 #include "attention/kv_cache.h"
+#include "attention/kv_json.h"
 #include "attention/presets.h"
 
 namespace app::cli {
@@ -139,29 +141,7 @@ int KvCommand::run() {
 
   const std::string target = json_target(json_opt, json);
   if (!target.empty()) {
-    Json j;
-    j["model"] = r.model.empty() ? model.name : r.model;
-    j["display_name"] = model.display_name;
-    j["variant"] = std::string(attn::variant_name(model.variant));
-    j["dtype"] = std::string(attn::dtype_name(r.dtype));
-    j["seq"] = r.seq;
-    j["batch"] = r.batch;
-    j["tp"] = r.tp;
-    j["num_layers"] = model.num_layers;
-    j["bytes_per_token"] = r.bytes_per_token;
-    j["bytes_per_token_full_layer"] = r.bytes_per_token_full_layer;
-    j["total_bytes"] = r.total_bytes;
-    j["per_device_bytes"] = r.per_device_bytes;
-    Json layers = Json::array();
-    for (const auto& l : r.layers) {
-      Json e;
-      e["kind"] = std::string(attn::layer_kind_name(l.kind));
-      e["window"] = l.window;
-      e["bytes"] = l.bytes;
-      e["per_device_bytes"] = l.per_device_bytes;
-      layers.push_back(e);
-    }
-    j["layers"] = layers;
+    const Json j = attn::kv_report_json(model, r);
     emit_text(target, j.dump(2));
     return 0;
   }
@@ -172,14 +152,14 @@ int KvCommand::run() {
   out +=
       format("KV cache at S = %lld, B = %lld, %s: %s (%llu bytes)\n", static_cast<long long>(r.seq),
              static_cast<long long>(r.batch), std::string(attn::dtype_name(r.dtype)).c_str(),
-             human_bytes(static_cast<double>(r.total_bytes)).c_str(),
+             attn::format_bytes(static_cast<double>(r.total_bytes)).c_str(),
              static_cast<unsigned long long>(r.total_bytes));
   out += format("per token (one sequence, all layers, before any window): %s (%llu bytes)\n",
-                human_bytes(static_cast<double>(r.bytes_per_token)).c_str(),
+                attn::format_bytes(static_cast<double>(r.bytes_per_token)).c_str(),
                 static_cast<unsigned long long>(r.bytes_per_token));
   if (r.tp > 1) {
     out += format("per device under --tp %d: %s (%llu bytes)\n", r.tp,
-                  human_bytes(static_cast<double>(r.per_device_bytes)).c_str(),
+                  attn::format_bytes(static_cast<double>(r.per_device_bytes)).c_str(),
                   static_cast<unsigned long long>(r.per_device_bytes));
   }
   // Runs of identical layers ("layers 0-31: full, 32.0 MiB each"); alternating patterns
@@ -208,7 +188,7 @@ int KvCommand::run() {
       const std::string kind = std::string(attn::layer_kind_name(l.kind)) +
                                (l.window > 0 ? format(" (W %d)", l.window) : std::string());
       out += format("\n  %s: %s, %s each", range.c_str(), kind.c_str(),
-                    human_bytes(static_cast<double>(l.bytes)).c_str());
+                    attn::format_bytes(static_cast<double>(l.bytes)).c_str());
     }
   } else {
     std::uint64_t full_bytes = 0, slide_bytes = 0;
@@ -225,12 +205,12 @@ int KvCommand::run() {
     }
     if (n_full)
       out += format("\n  %d full: %s in all (%s each)", n_full,
-                    human_bytes(static_cast<double>(full_bytes)).c_str(),
-                    human_bytes(static_cast<double>(full_bytes) / n_full).c_str());
+                    attn::format_bytes(static_cast<double>(full_bytes)).c_str(),
+                    attn::format_bytes(static_cast<double>(full_bytes) / n_full).c_str());
     if (n_slide)
       out += format("\n  %d sliding (W %d): %s in all (%s each)", n_slide, window,
-                    human_bytes(static_cast<double>(slide_bytes)).c_str(),
-                    human_bytes(static_cast<double>(slide_bytes) / n_slide).c_str());
+                    attn::format_bytes(static_cast<double>(slide_bytes)).c_str(),
+                    attn::format_bytes(static_cast<double>(slide_bytes) / n_slide).c_str());
   }
   emit_text("-", out);
   return 0;

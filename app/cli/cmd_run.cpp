@@ -1,4 +1,4 @@
-// `attnlab run`: one decode step on NPY inputs (DESIGN.md sections 2 and 3).
+// `attnlab run`: one decode step on NPY inputs (docs/DESIGN.md sections 2 and 3).
 //
 //   grouped (mha, mqa, gqa, swa): q [B, Hq, D]; k, v [B, S, Hkv, D] -> out [B, Hq, D]
 //   mla (absorbed):               q [B, H, Dl + Dr]; kv [B, S, Dl + Dr] -> out [B, H, Dl]

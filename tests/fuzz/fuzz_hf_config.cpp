@@ -38,8 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         long double want = 0;
         for (int l = 0; l < model.num_layers; ++l) {
           const attn::LayerShape shape = model.layer_shape(l);
-          const std::int64_t tokens =
-              shape.window > 0 && shape.window < seq ? shape.window : seq;
+          const std::int64_t tokens = shape.window > 0 && shape.window < seq ? shape.window : seq;
           want += static_cast<long double>(attn::kv_bytes_per_token(shape, dt, 1)) *
                   static_cast<long double>(tokens) * static_cast<long double>(batch);
         }

@@ -31,7 +31,9 @@ void put(const fs::path& p, const std::string& bytes) {
   }
 }
 
-std::string as_string(const std::vector<unsigned char>& v) { return std::string(v.begin(), v.end()); }
+std::string as_string(const std::vector<unsigned char>& v) {
+  return std::string(v.begin(), v.end());
+}
 
 // A hand-built NPY file: header dict `dict`, version major.minor, then `payload`.
 std::string npy_raw(int major, const std::string& dict, const std::string& payload) {
@@ -65,19 +67,33 @@ void npy_seeds(const fs::path& dir) {
   attn::TensorF scalar(std::vector<std::int64_t>{});
   put(dir / "f32_scalar.npy", as_string(attn::npy_bytes(scalar)));
   put(dir / "i64_lens.npy", as_string(attn::npy_bytes_i64({3}, {0, 1, 5})));
-  put(dir / "f64_v1.npy", npy_raw(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }", zeros(32)));
-  put(dir / "f16_v1.npy", npy_raw(1, "{'descr': '<f2', 'fortran_order': False, 'shape': (3,), }", zeros(6)));
-  put(dir / "i32_v1.npy", npy_raw(1, "{'descr': '<i4', 'fortran_order': False, 'shape': (4,), }", zeros(16)));
-  put(dir / "f32_v2.npy", npy_raw(2, "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2), }", zeros(8)));
-  put(dir / "f32_v3.npy", npy_raw(3, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", zeros(8)));
-  put(dir / "fortran.npy", npy_raw(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", zeros(16)));
-  put(dir / "big_endian.npy", npy_raw(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", zeros(8)));
-  put(dir / "huge_claim.npy", npy_raw(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000000000,), }", zeros(8)));
-  put(dir / "truncated.npy", npy_raw(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (8,), }", zeros(12)));
-  put(dir / "trailing.npy", npy_raw(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", zeros(12)));
-  put(dir / "object.npy", npy_raw(1, "{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", zeros(8)));
-  put(dir / "keys_reordered.npy", npy_raw(1, "{'shape': (2, 1), 'fortran_order': False, 'descr': '<f4'}", zeros(8)));
-  put(dir / "header_only.npy", npy_raw(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (0,), }", ""));
+  put(dir / "f64_v1.npy",
+      npy_raw(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }", zeros(32)));
+  put(dir / "f16_v1.npy",
+      npy_raw(1, "{'descr': '<f2', 'fortran_order': False, 'shape': (3,), }", zeros(6)));
+  put(dir / "i32_v1.npy",
+      npy_raw(1, "{'descr': '<i4', 'fortran_order': False, 'shape': (4,), }", zeros(16)));
+  put(dir / "f32_v2.npy",
+      npy_raw(2, "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2), }", zeros(8)));
+  put(dir / "f32_v3.npy",
+      npy_raw(3, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", zeros(8)));
+  put(dir / "fortran.npy",
+      npy_raw(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", zeros(16)));
+  put(dir / "big_endian.npy",
+      npy_raw(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", zeros(8)));
+  put(dir / "huge_claim.npy",
+      npy_raw(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000000000,), }",
+              zeros(8)));
+  put(dir / "truncated.npy",
+      npy_raw(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (8,), }", zeros(12)));
+  put(dir / "trailing.npy",
+      npy_raw(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", zeros(12)));
+  put(dir / "object.npy",
+      npy_raw(1, "{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", zeros(8)));
+  put(dir / "keys_reordered.npy",
+      npy_raw(1, "{'shape': (2, 1), 'fortran_order': False, 'descr': '<f4'}", zeros(8)));
+  put(dir / "header_only.npy",
+      npy_raw(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (0,), }", ""));
 }
 
 void config_seeds(const fs::path& dir) {
@@ -95,29 +111,39 @@ void config_seeds(const fs::path& dir) {
   "num_key_value_heads": 8, "num_hidden_layers": 32, "max_position_embeddings": 8192})");
   put(dir / "falcon.json", R"({"model_type": "falcon", "hidden_size": 4544, "n_head": 71,
   "n_layer": 32, "multi_query": true, "max_position_embeddings": 2048})");
-  put(dir / "falcon_kv.json", R"({"model_type": "falcon", "hidden_size": 8192, "num_attention_heads": 128,
+  put(dir / "falcon_kv.json",
+      R"({"model_type": "falcon", "hidden_size": 8192, "num_attention_heads": 128,
   "num_kv_heads": 8, "num_hidden_layers": 80, "new_decoder_architecture": true})");
-  put(dir / "mistral.json", R"({"model_type": "mistral", "hidden_size": 4096, "num_attention_heads": 32,
+  put(dir / "mistral.json",
+      R"({"model_type": "mistral", "hidden_size": 4096, "num_attention_heads": 32,
   "num_key_value_heads": 8, "num_hidden_layers": 32, "sliding_window": 4096, "max_position_embeddings": 32768})");
-  put(dir / "qwen_no_swa.json", R"({"model_type": "qwen2", "hidden_size": 3584, "num_attention_heads": 28,
+  put(dir / "qwen_no_swa.json",
+      R"({"model_type": "qwen2", "hidden_size": 3584, "num_attention_heads": 28,
   "num_key_value_heads": 4, "num_hidden_layers": 28, "sliding_window": 131072, "use_sliding_window": false,
   "max_position_embeddings": 32768})");
-  put(dir / "gemma2.json", R"({"model_type": "gemma2", "hidden_size": 3584, "num_attention_heads": 16,
+  put(dir / "gemma2.json",
+      R"({"model_type": "gemma2", "hidden_size": 3584, "num_attention_heads": 16,
   "num_key_value_heads": 8, "head_dim": 256, "num_hidden_layers": 42, "sliding_window": 4096,
   "max_position_embeddings": 8192, "query_pre_attn_scalar": 256})");
-  put(dir / "gemma3_text_config.json", R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text",
+  put(dir / "gemma3_text_config.json",
+      R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text",
   "hidden_size": 3840, "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 256,
   "num_hidden_layers": 48, "sliding_window": 1024, "sliding_window_pattern": 6,
   "max_position_embeddings": 131072}})");
-  put(dir / "layer_types.json", R"({"model_type": "gpt_oss", "hidden_size": 2880, "num_attention_heads": 64,
+  put(dir / "layer_types.json",
+      R"({"model_type": "gpt_oss", "hidden_size": 2880, "num_attention_heads": 64,
   "num_key_value_heads": 8, "head_dim": 64, "num_hidden_layers": 4, "sliding_window": 128,
   "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "full_attention"]})");
-  put(dir / "deepseek_mla.json", R"({"model_type": "deepseek_v3", "hidden_size": 7168, "num_attention_heads": 128,
+  put(dir / "deepseek_mla.json",
+      R"({"model_type": "deepseek_v3", "hidden_size": 7168, "num_attention_heads": 128,
   "num_key_value_heads": 128, "num_hidden_layers": 61, "kv_lora_rank": 512, "q_lora_rank": 1536,
   "qk_rope_head_dim": 64, "qk_nope_head_dim": 128, "v_head_dim": 128, "max_position_embeddings": 163840})");
-  put(dir / "wrong_type.json", R"({"hidden_size": "4096", "num_attention_heads": 32, "num_hidden_layers": 2})");
-  put(dir / "negative.json", R"({"hidden_size": 4096, "num_attention_heads": -32, "num_hidden_layers": 2})");
-  put(dir / "huge.json", R"({"hidden_size": 1e300, "num_attention_heads": 4294967297, "num_hidden_layers": 99999999999})");
+  put(dir / "wrong_type.json",
+      R"({"hidden_size": "4096", "num_attention_heads": 32, "num_hidden_layers": 2})");
+  put(dir / "negative.json",
+      R"({"hidden_size": 4096, "num_attention_heads": -32, "num_hidden_layers": 2})");
+  put(dir / "huge.json",
+      R"({"hidden_size": 1e300, "num_attention_heads": 4294967297, "num_hidden_layers": 99999999999})");
   put(dir / "not_object.json", "[1, 2, 3]");
 }
 
@@ -192,9 +218,11 @@ void settings_seeds(const fs::path& dir) {
   "data_flow": {"animate": false, "steps_per_second": 8.0, "layer": 1},
   "attention": {"tokens": 48, "head": 5, "layer": 1, "picture_window": 12, "seed": 77}})J");
   put(dir / "empty_object.json", "{}");
-  put(dir / "bad_values.json", R"({"tp": -1, "seq": 1e30, "ui_scale": "big", "kv_dtype": "fp3", "preset": 7,
+  put(dir / "bad_values.json",
+      R"({"tp": -1, "seq": 1e30, "ui_scale": "big", "kv_dtype": "fp3", "preset": 7,
   "show": [1, 2]})");
-  put(dir / "bad_panel_values.json", R"({"version": 2, "tour": {"step": -1}, "latency": {"workload": 3,
+  put(dir / "bad_panel_values.json",
+      R"({"version": 2, "tour": {"step": -1}, "latency": {"workload": 3,
   "device": "tpu", "min_seconds": 9}, "attention": {"tokens": 1000}, "data_flow": [],
   "model_edit": {"name": "x", "num_layers": 2, "layers": ["full"]}})");
   put(dir / "truncated.json", R"({"preset": "llama-3-8b", "tp": )");

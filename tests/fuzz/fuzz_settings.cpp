@@ -33,7 +33,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (strict_ok && (!lenient_ok || !warnings.empty())) __builtin_trap();
   if (!strict_ok && lenient_ok && warnings.empty()) __builtin_trap();
-  if (strict_ok && app::settings_to_json(strict) != app::settings_to_json(lenient)) __builtin_trap();
+  if (strict_ok && app::settings_to_json(strict) != app::settings_to_json(lenient))
+    __builtin_trap();
   if (!lenient_ok) return 0;
 
   const std::string written = app::settings_to_json(lenient);

@@ -14,7 +14,6 @@ int main(int argc, char** argv) {
     return 77;
   }
   std::printf("GPU: %s (%s, %d multiprocessors, warp %d, %s, driver %s)\n", d.name.c_str(),
-              d.arch.c_str(), d.multiprocessors, d.warp_size, d.runtime.c_str(),
-              d.driver.c_str());
+              d.arch.c_str(), d.multiprocessors, d.warp_size, d.runtime.c_str(), d.driver.c_str());
   return Catch::Session().run(argc, argv);
 }

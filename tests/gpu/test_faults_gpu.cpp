@@ -1,4 +1,4 @@
-// GPU faults (issue 5): a case bigger than the card fails with an out-of-memory error that names
+// GPU faults: a case bigger than the card fails with an out-of-memory error that names
 // the memory, the device stays usable for the next case, and the CLI turns it into exit 3 with
 // one error line. Runs only on a GPU machine (the GPU tests' main exits 77 elsewhere).
 #include <catch2/catch.hpp>

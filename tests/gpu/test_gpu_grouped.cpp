@@ -116,48 +116,47 @@ const char* dt_name(attn::DType dt) { return attn::dtype_name(dt).data(); }
 TEST_CASE("gpu grouped decode matches the float64 reference on awkward shapes", "[gpu]") {
   // {B, S, Hq, Hkv, D, Dv, W, ragged}
   const std::vector<Case> cases = {
-      {1, 1, 1, 1, 128, 128, 0, false},      // MHA, one key
-      {3, 54, 3, 3, 128, 128, 0, true},      // MHA, ragged with a zero
-      {2, 97, 9, 3, 64, 64, 0, true},        // GQA G=3
-      {2, 97, 63, 1, 128, 128, 16, false},   // MQA G=63 (two head slices), window 16
-      {1, 4096, 128, 8, 128, 128, 0, false}, // GQA G=16, split-KV
-      {2, 4096, 32, 8, 128, 128, 1, true},   // SWA window 1
-      {1, 70000, 9, 9, 128, 128, 0, false},  // MHA long, many splits
+      {1, 1, 1, 1, 128, 128, 0, false},         // MHA, one key
+      {3, 54, 3, 3, 128, 128, 0, true},         // MHA, ragged with a zero
+      {2, 97, 9, 3, 64, 64, 0, true},           // GQA G=3
+      {2, 97, 63, 1, 128, 128, 16, false},      // MQA G=63 (two head slices), window 16
+      {1, 4096, 128, 8, 128, 128, 0, false},    // GQA G=16, split-KV
+      {2, 4096, 32, 8, 128, 128, 1, true},      // SWA window 1
+      {1, 70000, 9, 9, 128, 128, 0, false},     // MHA long, many splits
       {2, 70000, 32, 8, 128, 128, 4096, true},  // SWA range inside a long cache
-      {2, 54, 3, 1, 256, 256, 100, true},    // window > S, D 256
-      {4, 97, 128, 128, 64, 64, 0, true},    // MHA 128 heads
-      {2, 97, 9, 3, 40, 40, 0, true},        // generic kernel: D 40
-      {2, 54, 4, 2, 128, 64, 16, true},      // generic kernel: D != Dv
+      {2, 54, 3, 1, 256, 256, 100, true},       // window > S, D 256
+      {4, 97, 128, 128, 64, 64, 0, true},       // MHA 128 heads
+      {2, 97, 9, 3, 40, 40, 0, true},           // generic kernel: D 40
+      {2, 54, 4, 2, 128, 64, 16, true},         // generic kernel: D != Dv
   };
   const std::uint64_t seed = 0x5eed0003;
   // Every kernel version on every case: 4 (mma + cp.async pipeline) and 3 (mma), where built;
   // 2 (tiled), 1 (generic). The version is capped through the environment variable the plan
   // reads.
   for (const char* version : {"4", "3", "2", "1"}) {
-  setenv("ATTNLAB_GROUPED_VERSION", version, 1);
-  for (attn::DType dt : {attn::DType::kBf16, attn::DType::kFp16, attn::DType::kFp8}) {
-    for (std::size_t i = 0; i < cases.size(); ++i) {
-      const Case& c = cases[i];
-      INFO("version cap " << version << " seed " << seed + i << " dtype " << dt_name(dt) << " B " << c.b << " S " << c.s
-                   << " Hq " << c.hq << " Hkv " << c.hkv << " D " << c.d << " Dv " << c.dv
-                   << " W " << c.w << " ragged " << c.ragged);
-      const double err = run_case(c, dt, seed + i, 8e-3, 2e-2);
-      CHECK(err < 8e-3);
+    setenv("ATTNLAB_GROUPED_VERSION", version, 1);
+    for (attn::DType dt : {attn::DType::kBf16, attn::DType::kFp16, attn::DType::kFp8}) {
+      for (std::size_t i = 0; i < cases.size(); ++i) {
+        const Case& c = cases[i];
+        INFO("version cap " << version << " seed " << seed + i << " dtype " << dt_name(dt) << " B "
+                            << c.b << " S " << c.s << " Hq " << c.hq << " Hkv " << c.hkv << " D "
+                            << c.d << " Dv " << c.dv << " W " << c.w << " ragged " << c.ragged);
+        const double err = run_case(c, dt, seed + i, 8e-3, 2e-2);
+        CHECK(err < 8e-3);
+      }
     }
-  }
   }
   unsetenv("ATTNLAB_GROUPED_VERSION");
 }
 
-TEST_CASE("gpu split-KV: the fused and the separate combine match the reference at every split count",
-          "[gpu]") {
+TEST_CASE(
+    "gpu split-KV: the fused and the separate combine match the reference at every split count",
+    "[gpu]") {
   // {B, S, Hq, Hkv, D, Dv, W, ragged}: ragged lens with a zero (empty splits), a window, G = 32
   // (two head slices), G = 1, D 64, more splits than keys.
   const std::vector<Case> cases = {
-      {3, 4096, 32, 8, 128, 128, 0, true},
-      {2, 3000, 32, 1, 128, 128, 0, true},
-      {2, 5000, 16, 16, 64, 64, 1000, true},
-      {1, 97, 8, 2, 128, 128, 0, false},
+      {3, 4096, 32, 8, 128, 128, 0, true},   {2, 3000, 32, 1, 128, 128, 0, true},
+      {2, 5000, 16, 16, 64, 64, 1000, true}, {1, 97, 8, 2, 128, 128, 0, false},
       {3, 777, 9, 3, 64, 64, 0, true},  // 27 rows, G = 3
       {2, 500, 4, 2, 18, 18, 0, true},  // Dv % 4 != 0: the combine's one-value-a-thread path
   };
@@ -181,18 +180,16 @@ TEST_CASE("gpu split-KV: the fused and the separate combine match the reference 
   unsetenv("ATTNLAB_GROUPED_COMBINE");
 }
 
-TEST_CASE("gpu v4 pipeline: every stage count, step length and 32-head layout matches the reference",
-          "[gpu]") {
+TEST_CASE(
+    "gpu v4 pipeline: every stage count, step length and 32-head layout matches the reference",
+    "[gpu]") {
   // {B, S, Hq, Hkv, D, Dv, W, ragged}: keys that leave partial 16-key blocks and warps with
   // nothing to do (S 1, 54), pipelines deeper than a warp's walk and much shallower (70000),
   // one m-tile (G <= 16) and two (G 17..32: 24 with 8 padding rows, 32), D 64 and 128.
   const std::vector<Case> cases = {
-      {3, 1, 32, 8, 128, 128, 0, true},
-      {2, 54, 24, 1, 128, 128, 0, true},
-      {2, 4096, 32, 1, 128, 128, 0, true},
-      {1, 70000, 32, 1, 64, 64, 0, false},
-      {2, 97, 48, 2, 64, 64, 16, true},
-      {1, 70000, 16, 2, 128, 128, 3000, false},
+      {3, 1, 32, 8, 128, 128, 0, true},    {2, 54, 24, 1, 128, 128, 0, true},
+      {2, 4096, 32, 1, 128, 128, 0, true}, {1, 70000, 32, 1, 64, 64, 0, false},
+      {2, 97, 48, 2, 64, 64, 16, true},    {1, 70000, 16, 2, 128, 128, 3000, false},
   };
   // G > 16 runs both 32-head layouts: two m-tiles in one warp (mt2) and two warps sharing a
   // pipeline (wt2); G <= 16 takes neither, so it runs once. Steps of 32 keys (D 128 with one
@@ -231,9 +228,9 @@ TEST_CASE("gpu v5 (wgmma, 64 heads a CTA): stages, splits, combines and head cou
   // {B, S, Hq, Hkv, D, Dv, W, ragged}: G 4, 24, 32, 63 (one padding row), 64 and 128 (two
   // slices); keys that leave partial 64-key blocks, a window, and S longer than every pipeline.
   const std::vector<Case> cases = {
-      {3, 1, 32, 8, 128, 128, 0, true},   {2, 54, 24, 1, 128, 128, 0, true},
-      {2, 4096, 32, 1, 128, 128, 0, true}, {2, 97, 126, 2, 128, 128, 16, true},
-      {1, 3000, 64, 1, 128, 128, 0, false}, {1, 70000, 128, 1, 128, 128, 0, false},
+      {3, 1, 32, 8, 128, 128, 0, true},       {2, 54, 24, 1, 128, 128, 0, true},
+      {2, 4096, 32, 1, 128, 128, 0, true},    {2, 97, 126, 2, 128, 128, 16, true},
+      {1, 3000, 64, 1, 128, 128, 0, false},   {1, 70000, 128, 1, 128, 128, 0, false},
       {2, 5000, 32, 8, 128, 128, 1000, true},
   };
   setenv("ATTNLAB_GROUPED_VERSION", "5", 1);
@@ -262,8 +259,8 @@ TEST_CASE("gpu v5 (wgmma, 64 heads a CTA): stages, splits, combines and head cou
           for (std::size_t i = 0; i < cases.size(); ++i) {
             const Case& c = cases[i];
             INFO(label << ", splits " << splits << " combine " << combine << " seed " << seed0 + i
-                       << " dtype " << dt_name(dt) << " B " << c.b << " S " << c.s << " Hq "
-                       << c.hq << " Hkv " << c.hkv << " W " << c.w);
+                       << " dtype " << dt_name(dt) << " B " << c.b << " S " << c.s << " Hq " << c.hq
+                       << " Hkv " << c.hkv << " W " << c.w);
             CHECK(run_case(c, dt, seed0 + i, 8e-3, 2e-2, false, launches) < 8e-3);
           }
         }
@@ -276,10 +273,11 @@ TEST_CASE("gpu v5 (wgmma, 64 heads a CTA): stages, splits, combines and head cou
     setenv("ATTNLAB_GROUPED_STAGES", stages, 1);
     sweep(std::string("stages ") + stages, {"0", "1", "7"}, seed, 1);
   }
-  // The cluster merge (combine 3): the splits of a group as one thread-block cluster, merged
-  // through distributed shared memory; 2-8 splits are portable clusters, 16 needs the
-  // non-portable size, 5 leaves ranks with unequal row counts. Cases it cannot take (two head
-  // slices, more than 16 splits) fall back to the plan's other combines and must match too.
+  // The cluster merge (combine 3, diagnostic builds; elsewhere the plan's combines run): the
+  // splits of a group as one thread-block cluster, merged through distributed shared memory; 2-8
+  // splits are portable clusters, 16 needs the non-portable size, 5 leaves ranks with unequal row
+  // counts. Cases it cannot take (two head slices, more than 16 splits) fall back to the plan's
+  // other combines and must match too.
   setenv("ATTNLAB_GROUPED_COMBINE", "3", 1);
   for (const char* stages : {"3", "4"}) {
     setenv("ATTNLAB_GROUPED_STAGES", stages, 1);
@@ -290,13 +288,14 @@ TEST_CASE("gpu v5 (wgmma, 64 heads a CTA): stages, splits, combines and head cou
           const Case& c = cases[i];
           INFO("cluster merge, stages " << stages << " splits " << splits << " seed "
                                         << seed + 200 + i << " dtype " << dt_name(dt) << " B "
-                                        << c.b << " S " << c.s << " Hq " << c.hq << " Hkv "
-                                        << c.hkv << " W " << c.w);
+                                        << c.b << " S " << c.s << " Hq " << c.hq << " Hkv " << c.hkv
+                                        << " W " << c.w);
           CHECK(run_case(c, dt, seed + 200 + i, 8e-3, 2e-2, false, 2) < 8e-3);
         }
       }
     }
   }
+#if defined(ATTNLAB_KERNEL_DIAG)  // the cluster merge exists only in diagnostic builds
   {
     kern::GroupedDeviceArgs m = probe;  // MQA-like: one slice of 32 heads, 8 splits
     m.batch = 2;
@@ -311,6 +310,7 @@ TEST_CASE("gpu v5 (wgmma, 64 heads a CTA): stages, splits, combines and head cou
     m.q_heads = 128;  // two slices: no cluster
     CHECK(kern::grouped_plan(m).cluster == 0);
   }
+#endif
   unsetenv("ATTNLAB_GROUPED_SPLITS");
   unsetenv("ATTNLAB_GROUPED_COMBINE");
   unsetenv("ATTNLAB_GROUPED_STAGES");
@@ -350,8 +350,7 @@ TEST_CASE("gpu fp8 KV stays within the e4m3 bound of the unrounded truth", "[gpu
   run_case(c, attn::DType::kFp8, seed, 0.15, 0.0, true);
 }
 
-TEST_CASE("gpu zero-length sequences give zeros and a window of 1 gives the last value",
-          "[gpu]") {
+TEST_CASE("gpu zero-length sequences give zeros and a window of 1 gives the last value", "[gpu]") {
   const std::uint64_t seed = 0x5eed0203;
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);

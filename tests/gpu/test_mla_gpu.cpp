@@ -53,7 +53,8 @@ std::vector<float> rounded(std::vector<float> x, attn::DType dt, float* scale_ou
   return x;
 }
 
-void check_case(const MlaCase& c, std::uint32_t seed, const kern::MlaKernelChoice* choice = nullptr) {
+void check_case(const MlaCase& c, std::uint32_t seed,
+                const kern::MlaKernelChoice* choice = nullptr) {
   INFO("seed " << seed << ", B " << c.batch << ", S " << c.seq << ", H " << c.heads << ", dtype "
                << attn::dtype_name(c.dt) << (c.ragged ? ", ragged lens" : ", no lens"));
   std::mt19937 rng(seed);
@@ -65,7 +66,8 @@ void check_case(const MlaCase& c, std::uint32_t seed, const kern::MlaKernelChoic
   s.latent_dim = kDl;
   s.rope_dim = kDr;
   // Queries twice the cache's spread: scores of std ~2, so the softmax is neither flat nor one-hot.
-  std::vector<float> q(std::size_t(c.batch * c.heads * kDk)), kv(std::size_t(c.batch * c.seq * kDk));
+  std::vector<float> q(std::size_t(c.batch * c.heads * kDk)),
+      kv(std::size_t(c.batch * c.seq * kDk));
   for (float& v : q) v = 2.f * nd(rng);
   for (float& v : kv) v = nd(rng);
   const attn::DType qdt = c.dt == attn::DType::kFp16 ? attn::DType::kFp16 : attn::DType::kBf16;
@@ -106,8 +108,10 @@ void check_case(const MlaCase& c, std::uint32_t seed, const kern::MlaKernelChoic
     if (!(err <= atol + rtol * std::fabs(ref[i]))) {  // NaN fails here
       if (bad++ == 0) first_bad = i;
     }
-    if (std::isnan(err)) max_err = std::numeric_limits<double>::infinity();
-    else max_err = std::max(max_err, err);
+    if (std::isnan(err))
+      max_err = std::numeric_limits<double>::infinity();
+    else
+      max_err = std::max(max_err, err);
   }
   INFO("max abs error " << max_err << ", elements out of tolerance " << bad << " of " << nout);
   if (first_bad < nout)
@@ -116,7 +120,8 @@ void check_case(const MlaCase& c, std::uint32_t seed, const kern::MlaKernelChoic
   CHECK(bad == 0);
   if (c.ragged) {  // a zero-length sequence (b % 3 == 1) gives exact zeros
     for (std::int64_t b = 1; b < c.batch; b += 3)
-      for (std::size_t i = std::size_t(b * c.heads * kDl); i < std::size_t((b + 1) * c.heads * kDl); ++i)
+      for (std::size_t i = std::size_t(b * c.heads * kDl); i < std::size_t((b + 1) * c.heads * kDl);
+           ++i)
         REQUIRE(out[i] == 0.f);
   }
 }
@@ -199,8 +204,7 @@ TEST_CASE("gpu MLA decode matches the reference with an fp8 e4m3 cache", "[gpu][
   check_case({2, 70000, 16, attn::DType::kFp8, true}, seed++);
 }
 
-TEST_CASE("every MLA kernel variant, split count and combine matches the reference",
-          "[gpu][mla]") {
+TEST_CASE("every MLA kernel variant, split count and combine matches the reference", "[gpu][mla]") {
   if (!have_gpu()) return;
   const kern::MlaKernelChoice tiles[] = {
       {1, 32, 2, 0}, {1, 32, 3, 0}, {1, 64, 2, 0}, {2, 32, 2, 0}, {2, 64, 2, 0}};
@@ -230,28 +234,30 @@ TEST_CASE("gpu MLA decode reports unsupported inputs as errors", "[gpu][mla]") {
   s.seq = 4;
   s.heads = 2;
   std::vector<float> q(2 * kDk, 0.5f), kv(4 * kDk, 0.25f), out(2 * kDl);
-  CHECK_THROWS_AS(kern::gpu_decode_mla(s, q.data(), kv.data(), nullptr, out.data(),
-                                       attn::DType::kFp32),
-                  attn::DeviceError);
+  CHECK_THROWS_AS(
+      kern::gpu_decode_mla(s, q.data(), kv.data(), nullptr, out.data(), attn::DType::kFp32),
+      attn::DeviceError);
   s.latent_dim = 256;  // the kernel is built for Dl = 512, Dr = 64
-  CHECK_THROWS_AS(kern::gpu_decode_mla(s, q.data(), kv.data(), nullptr, out.data(),
-                                       attn::DType::kBf16),
-                  attn::DeviceError);
+  CHECK_THROWS_AS(
+      kern::gpu_decode_mla(s, q.data(), kv.data(), nullptr, out.data(), attn::DType::kBf16),
+      attn::DeviceError);
   s.latent_dim = 512;
   const std::int64_t too_long[1] = {5};
-  CHECK_THROWS_AS(kern::gpu_decode_mla(s, q.data(), kv.data(), too_long, out.data(),
-                                       attn::DType::kBf16),
-                  attn::InputError);
+  CHECK_THROWS_AS(
+      kern::gpu_decode_mla(s, q.data(), kv.data(), too_long, out.data(), attn::DType::kBf16),
+      attn::InputError);
 }
 
 TEST_CASE("MLA v3 and v4 (a pipeline per warp): every tile, dtype, split count and shape matches",
           "[gpu][mla]") {
   if (!have_gpu()) return;
-  struct Tile { int version, block_n, stages; bool fp8; };
-  const Tile tiles[] = {{3, 16, 2, false}, {3, 16, 3, false}, {3, 32, 2, false},
-                        {3, 32, 2, true},  {3, 32, 3, true},  {3, 64, 2, true},
-                        {4, 32, 2, false}, {4, 64, 2, false}, {4, 32, 2, true},
-                        {4, 64, 2, true}};
+  struct Tile {
+    int version, block_n, stages;
+    bool fp8;
+  };
+  const Tile tiles[] = {{3, 16, 2, false}, {3, 16, 3, false}, {3, 32, 2, false}, {3, 32, 2, true},
+                        {3, 32, 3, true},  {3, 64, 2, true},  {4, 32, 2, false}, {4, 64, 2, false},
+                        {4, 32, 2, true},  {4, 64, 2, true}};
   std::uint32_t seed = 33001;
   for (const Tile& t : tiles) {
     kern::MlaKernelChoice c = choice(t.version, 1, t.block_n, t.stages);
@@ -288,11 +294,11 @@ TEST_CASE("MLA v5 (64 heads a CTA on wgmma): dtypes, split counts, head counts a
   kern::MlaKernelChoice c = choice(5, 4, 64, 2);
   std::uint32_t seed = 35001;
   for_each_split(c, [&](const kern::MlaKernelChoice& v) {
-    check_case({3, 1000, 63, attn::DType::kBf16, true}, seed++, &v);   // a padding row
+    check_case({3, 1000, 63, attn::DType::kBf16, true}, seed++, &v);  // a padding row
     check_case({2, 300, 64, attn::DType::kFp16, true}, seed++, &v);
-    check_case({2, 97, 128, attn::DType::kBf16, true}, seed++, &v);    // two head tiles
-    check_case({4, 54, 9, attn::DType::kBf16, true}, seed++, &v);      // 55 padding rows
-    check_case({2, 1, 65, attn::DType::kFp16, false}, seed++, &v);     // S = 1, a 1-head tile
+    check_case({2, 97, 128, attn::DType::kBf16, true}, seed++, &v);  // two head tiles
+    check_case({4, 54, 9, attn::DType::kBf16, true}, seed++, &v);    // 55 padding rows
+    check_case({2, 1, 65, attn::DType::kFp16, false}, seed++, &v);   // S = 1, a 1-head tile
   });
   c.splits = 0;
   c.combine = 2;
@@ -304,14 +310,17 @@ TEST_CASE("MLA v5 (64 heads a CTA on wgmma): dtypes, split counts, head counts a
   CHECK(rejects(c, 64, attn::DType::kFp8));  // 16-bit caches only
 }
 
-TEST_CASE("MLA v6 (16 heads a CTA on wgmma, tokens as rows): tiles, dtypes, splits and shapes match",
-          "[gpu][mla]") {
+TEST_CASE(
+    "MLA v6 (16 heads a CTA on wgmma, tokens as rows): tiles, dtypes, splits and shapes match",
+    "[gpu][mla]") {
   if (!have_gpu()) return;
   if (!kern::mla_version_available(6)) {
     WARN("MLA v6 skipped: it needs an sm_90a build and a compute capability 9.0 GPU");
     return;
   }
-  struct Tile { int block_n, stages; };
+  struct Tile {
+    int block_n, stages;
+  };
   const Tile tiles[] = {{64, 2}, {48, 3}, {32, 2}, {32, 4}};
   std::uint32_t seed = 36001;
   for (const Tile& t : tiles) {
@@ -320,8 +329,8 @@ TEST_CASE("MLA v6 (16 heads a CTA on wgmma, tokens as rows): tiles, dtypes, spli
       check_case({3, 1000, 16, attn::DType::kBf16, true}, seed++, &v);  // ragged, a zero len
       check_case({2, 97, 9, attn::DType::kFp16, true}, seed++, &v);     // 7 padding heads
       check_case({4, 54, 1, attn::DType::kBf16, true}, seed++, &v);
-      check_case({2, 49, 17, attn::DType::kBf16, false}, seed++, &v);   // two head tiles
-      check_case({2, 1, 3, attn::DType::kFp16, false}, seed++, &v);     // S = 1
+      check_case({2, 49, 17, attn::DType::kBf16, false}, seed++, &v);  // two head tiles
+      check_case({2, 1, 3, attn::DType::kFp16, false}, seed++, &v);    // S = 1
     });
     c.splits = 0;
     c.combine = 2;
@@ -337,8 +346,9 @@ TEST_CASE("MLA v6 (16 heads a CTA on wgmma, tokens as rows): tiles, dtypes, spli
   CHECK(rejects(bad, 16, attn::DType::kBf16));
 }
 
-TEST_CASE("MLA v7 (fp8 cache on wgmma, e4m3 converted in registers): stages, splits and shapes match",
-          "[gpu][mla]") {
+TEST_CASE(
+    "MLA v7 (fp8 cache on wgmma, e4m3 converted in registers): stages, splits and shapes match",
+    "[gpu][mla]") {
   if (!have_gpu()) return;
   if (!kern::mla_version_available(7)) {
     WARN("MLA v7 skipped: it needs an sm_90a build and a compute capability 9.0 GPU");
@@ -348,12 +358,12 @@ TEST_CASE("MLA v7 (fp8 cache on wgmma, e4m3 converted in registers): stages, spl
   for (int stages : {2, 3}) {
     kern::MlaKernelChoice c = choice(7, 1, 64, stages);
     for_each_split(c, [&](const kern::MlaKernelChoice& v) {
-      check_case({3, 1000, 16, attn::DType::kFp8, true}, seed++, &v);   // ragged, a zero len
-      check_case({2, 97, 9, attn::DType::kFp8, true}, seed++, &v);      // 7 padding heads
+      check_case({3, 1000, 16, attn::DType::kFp8, true}, seed++, &v);  // ragged, a zero len
+      check_case({2, 97, 9, attn::DType::kFp8, true}, seed++, &v);     // 7 padding heads
       check_case({4, 54, 1, attn::DType::kFp8, true}, seed++, &v);
-      check_case({2, 49, 17, attn::DType::kFp8, false}, seed++, &v);    // two head tiles
-      check_case({2, 1, 3, attn::DType::kFp8, false}, seed++, &v);      // S = 1
-      check_case({1, 130, 63, attn::DType::kFp8, true}, seed++, &v);    // 4 head tiles, 1 short
+      check_case({2, 49, 17, attn::DType::kFp8, false}, seed++, &v);  // two head tiles
+      check_case({2, 1, 3, attn::DType::kFp8, false}, seed++, &v);    // S = 1
+      check_case({1, 130, 63, attn::DType::kFp8, true}, seed++, &v);  // 4 head tiles, 1 short
     });
     c.splits = 0;
     c.combine = 2;

@@ -29,7 +29,8 @@ TEST_CASE("frame stats: the summary is the median, p99, max and counts of its in
     CHECK(s.median_ms <= s.p99_ms);
     CHECK(s.p99_ms <= s.max_ms);
     // Nearest rank: at least 99 % of the frames are at or below p99, and fewer below it.
-    const auto at_or_below = std::count_if(v.begin(), v.end(), [&](double x) { return x <= s.p99_ms; });
+    const auto at_or_below =
+        std::count_if(v.begin(), v.end(), [&](double x) { return x <= s.p99_ms; });
     const auto below = std::count_if(v.begin(), v.end(), [&](double x) { return x < s.p99_ms; });
     CHECK(static_cast<double>(at_or_below) >= 0.99 * n);
     CHECK(static_cast<double>(below) < 0.99 * n);
@@ -66,7 +67,8 @@ TEST_CASE("frame stats: the report splits idle and benchmark frames and sets the
   INFO(report);
   CHECK(report.find("frames idle: 10 frames, median 15.00 ms") != std::string::npos);
   CHECK(report.find("max 19.00 ms") != std::string::npos);
-  CHECK(report.find("frames while a benchmark ran: 10 frames, median 35.00 ms") != std::string::npos);
+  CHECK(report.find("frames while a benchmark ran: 10 frames, median 35.00 ms") !=
+        std::string::npos);
   CHECK(report.find("max 39.00 ms, 6 over 33 ms, 0 over 50 ms") != std::string::npos);
   // The slowest frames are named with their phases and the case the benchmark was on.
   CHECK(report.find("slow frame 20 (benchmark running, case 3): 39.00 ms: panels 1.00, swap 38.00; "

@@ -65,7 +65,7 @@ TEST_CASE("job runner: a tiny CPU benchmark runs to completion", "[job]") {
   CHECK(o.report.results[0].c.seq == 54);
   CHECK(o.report.results[1].c.seq == 97);
   CHECK_FALSE(r.take_outcome().has_value());  // handed over once
-  if (second) {                                // the second job ran after the first
+  if (second) {                               // the second job ran after the first
     const app::JobOutcome o2 = wait_for(r, std::chrono::seconds(120));
     CHECK(o2.state == app::JobState::kDone);
   }

@@ -8,7 +8,8 @@
 #include "app/layout.h"
 #include "visuals/diagram.h"
 
-TEST_CASE("the default layout fills the work area and the panels open at start never overlap", "[gui][layout]") {
+TEST_CASE("the default layout fills the work area and the panels open at start never overlap",
+          "[gui][layout]") {
   const unsigned seed = 7201;
   INFO("seed " << seed);
   std::mt19937 rng(seed);
@@ -52,10 +53,12 @@ TEST_CASE("arrows leave boxes on their border and heads are symmetric", "[gui][d
     const ImVec2 to(u(rng) * 3, u(rng) * 3);
     CAPTURE(r.x, r.y, r.w, r.h, to.x, to.y);
     const ImVec2 p = vis::rect_exit_point(r, to);
-    const bool on_vertical = (std::fabs(p.x - r.x) < 1e-2f || std::fabs(p.x - (r.x + r.w)) < 1e-2f) &&
-                             p.y >= r.y - 1e-2f && p.y <= r.y + r.h + 1e-2f;
-    const bool on_horizontal = (std::fabs(p.y - r.y) < 1e-2f || std::fabs(p.y - (r.y + r.h)) < 1e-2f) &&
-                               p.x >= r.x - 1e-2f && p.x <= r.x + r.w + 1e-2f;
+    const bool on_vertical =
+        (std::fabs(p.x - r.x) < 1e-2f || std::fabs(p.x - (r.x + r.w)) < 1e-2f) &&
+        p.y >= r.y - 1e-2f && p.y <= r.y + r.h + 1e-2f;
+    const bool on_horizontal =
+        (std::fabs(p.y - r.y) < 1e-2f || std::fabs(p.y - (r.y + r.h)) < 1e-2f) &&
+        p.x >= r.x - 1e-2f && p.x <= r.x + r.w + 1e-2f;
     CHECK((on_vertical || on_horizontal));
     ImVec2 l, rr;
     const ImVec2 from(u(rng), u(rng));

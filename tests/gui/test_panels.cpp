@@ -86,13 +86,14 @@ TEST_CASE("each panel renders for every preset and variant", "[gui][panels]") {
 
 TEST_CASE("the whole frame renders for several presets, variants, dtypes and TP", "[gui][frame]") {
   gui_test::HeadlessImGui ui;
-  const std::vector<std::string> presets = {"llama-3-8b", "deepseek-v3", "gemma-3-12b", "mistral-7b-v0.1", "falcon-7b"};
+  const std::vector<std::string> presets = {"llama-3-8b", "deepseek-v3", "gemma-3-12b",
+                                            "mistral-7b-v0.1", "falcon-7b"};
   for (const std::string& preset : presets) {
     for (const std::string& variant : variant_choices()) {
       CAPTURE(preset, variant);
       app::App a = make_app(preset);
       REQUIRE(app::set_what_if_variant(a, variant));
-      a.show_tour = true;
+      a.shown(app::PanelId::kTour) = true;
       a.kv_dtype = variant == "mla" ? attn::DType::kFp8 : attn::DType::kMxfp4;
       a.tp = variant == "gqa" ? 8 : 1;
       REQUIRE_NOTHROW(frames_of(ui, a, app::draw_frame, 3));
@@ -110,8 +111,9 @@ TEST_CASE("panels survive random what-if parameters and view settings", "[gui][p
   gui_test::HeadlessImGui ui;
   const auto& presets = attn::presets();
   for (int trial = 0; trial < 60; ++trial) {
-    app::App a = make_app(presets[static_cast<size_t>(pick(0, static_cast<int>(presets.size()) - 1))].name);
-    a.what_if_params.kv_heads = pick(0, 200);        // often not a divisor of Hq: rejected in place
+    app::App a =
+        make_app(presets[static_cast<size_t>(pick(0, static_cast<int>(presets.size()) - 1))].name);
+    a.what_if_params.kv_heads = pick(0, 200);  // often not a divisor of Hq: rejected in place
     a.what_if_params.latent_dim = pick(1, 4096);
     a.what_if_params.rope_dim = pick(0, 512);
     a.what_if_params.window = pick(1, 1 << 22);
@@ -120,7 +122,7 @@ TEST_CASE("panels survive random what-if parameters and view settings", "[gui][p
     a.batch = pick(1, 256);
     a.tp = 1 << pick(0, 4);
     a.kv_dtype = static_cast<attn::DType>(pick(0, 4));
-    a.data_flow.layer = pick(-5, 2000);               // clamped by the panel
+    a.data_flow.layer = pick(-5, 2000);  // clamped by the panel
     a.data_flow.mla_naive = pick(0, 1) == 1;
     REQUIRE(app::set_what_if_variant(a, variant_choices()[static_cast<size_t>(pick(0, 5))]));
     CAPTURE(trial, a.base.name, a.what_if, attn::variant_name(a.what_if_params.variant),
@@ -155,7 +157,8 @@ TEST_CASE("a focused panel (the --panel flag) is shown alone over the work area"
       CHECK(ui.window_active(p.title) == focused);
       if (focused) {
         const ImGuiWindow* w = ImGui::FindWindowByName(p.title);
-        const app::PanelRect r = app::focused_rect(1600, 1000, ImGui::GetFrameHeight(), ImGui::GetFrameHeight() + 4);
+        const app::PanelRect r =
+            app::focused_rect(1600, 1000, ImGui::GetFrameHeight(), ImGui::GetFrameHeight() + 4);
         CHECK(w->Size.x == Approx(r.w));
         CHECK(w->Size.y == Approx(r.h));
       }
@@ -202,7 +205,11 @@ TEST_CASE("a config.json that cannot be imported leaves the model and says why",
   CHECK(err.find("/no/such/config.json") != std::string::npos);
   CHECK(a.base.name == "llama-3-8b");
   const std::string bad = "/tmp/attnlab-gui-test-bad-config.json";
-  { std::FILE* f = std::fopen(bad.c_str(), "w"); std::fputs("{\"num_attention_heads\": \"many\"}", f); std::fclose(f); }
+  {
+    std::FILE* f = std::fopen(bad.c_str(), "w");
+    std::fputs("{\"num_attention_heads\": \"many\"}", f);
+    std::fclose(f);
+  }
   err.clear();
   CHECK_FALSE(app::import_config(a, bad, &err));
   CHECK_FALSE(err.empty());
@@ -213,7 +220,8 @@ TEST_CASE("a config.json that cannot be imported leaves the model and says why",
   REQUIRE_NOTHROW(frames_of(ui, a, app::draw_model_panel, 2));
 }
 
-TEST_CASE("model edits validate first and keep the variant in step with the heads", "[gui][model]") {
+TEST_CASE("model edits validate first and keep the variant in step with the heads",
+          "[gui][model]") {
   app::App a = make_app("llama-3-8b");  // GQA: Hq 32, Hkv 8
   attn::ModelConfig d = a.base;
   d.kv_heads = 32;

@@ -84,7 +84,8 @@ TEST_CASE("log ticks are powers of the base inside the range", "[gui][axis]") {
   CHECK(vis::log_ticks(-1, 10, 10, 5).empty());
 }
 
-TEST_CASE("automatic ranges enclose the data; log ranges end on powers of the base", "[gui][axis]") {
+TEST_CASE("automatic ranges enclose the data; log ranges end on powers of the base",
+          "[gui][axis]") {
   const unsigned seed = 7003;
   INFO("seed " << seed);
   std::mt19937 rng(seed);
@@ -161,7 +162,9 @@ TEST_CASE("the hover readout picks the nearest point within the distance", "[gui
     }
     const int got = vis::nearest_point(xs, ys, px, py, 40);
     CAPTURE(trial, px, py, best_d);
-    if (best_d <= 40) CHECK(got == best);
-    else CHECK(got == -1);
+    if (best_d <= 40)
+      CHECK(got == best);
+    else
+      CHECK(got == -1);
   }
 }

@@ -24,7 +24,8 @@ namespace {
 struct TempDir {
   fs::path path;
   explicit TempDir(const std::string& tag) {
-    path = fs::temp_directory_path() / ("attnlab-gui-test-" + tag + "-" + std::to_string(::getpid()));
+    path =
+        fs::temp_directory_path() / ("attnlab-gui-test-" + tag + "-" + std::to_string(::getpid()));
     fs::remove_all(path);
     fs::create_directories(path);
   }
@@ -51,13 +52,17 @@ TEST_CASE("settings round-trip through the file", "[gui][settings]") {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   for (int trial = 0; trial < 50; ++trial) {
     app::Settings s;
-    s.preset = attn::presets()[static_cast<size_t>(pick(0, static_cast<int>(attn::presets().size()) - 1))].name;
+    s.preset =
+        attn::presets()[static_cast<size_t>(pick(0, static_cast<int>(attn::presets().size()) - 1))]
+            .name;
     s.what_if = pick(0, 1) == 1;
-    s.what_if_variant = std::vector<std::string>{"mha", "mqa", "gqa", "swa", "mla"}[static_cast<size_t>(pick(0, 4))];
+    s.what_if_variant = std::vector<std::string>{"mha", "mqa", "gqa", "swa",
+                                                 "mla"}[static_cast<size_t>(pick(0, 4))];
     s.what_if_kv_heads = pick(0, 64);
     s.what_if_latent_dim = pick(1, 2048);
     s.what_if_window = pick(1, 1 << 20);
-    s.kv_dtype = std::vector<std::string>{"fp32", "fp16", "bf16", "fp8", "mxfp4"}[static_cast<size_t>(pick(0, 4))];
+    s.kv_dtype = std::vector<std::string>{"fp32", "fp16", "bf16", "fp8",
+                                          "mxfp4"}[static_cast<size_t>(pick(0, 4))];
     s.tp = pick(1, 16);
     s.seq = pick(1, 1 << 24);
     s.batch = pick(1, 512);
@@ -79,8 +84,9 @@ TEST_CASE("settings round-trip through the file", "[gui][settings]") {
   CHECK(files == 1);
 }
 
-TEST_CASE("a settings file that is no JSON object is moved aside and replaced by defaults with a warning",
-          "[gui][settings]") {
+TEST_CASE(
+    "a settings file that is no JSON object is moved aside and replaced by defaults with a warning",
+    "[gui][settings]") {
   const std::vector<std::string> bad = {"{not json", "[1, 2]", "\"text\"", "", "{\"tp\": 1,"};
   for (const std::string& text : bad) {
     CAPTURE(text);
@@ -105,13 +111,17 @@ TEST_CASE("a settings file that is no JSON object is moved aside and replaced by
   CHECK(l.warning.empty());  // no file is not an error
 }
 
-TEST_CASE("a bad field falls back to its default alone, with a warning naming it", "[gui][settings]") {
+TEST_CASE("a bad field falls back to its default alone, with a warning naming it",
+          "[gui][settings]") {
   // Each bad field beside a good one ("batch": 7): the good one is kept, the bad one is the
   // default, the warning names the field, and a copy of the file stays aside.
   const std::vector<std::pair<std::string, std::string>> bad = {
-      {R"("tp": "four")", "tp"},           {R"("seq": -5)", "seq"},
-      {R"("kv_dtype": "int3")", "kv_dtype"}, {R"("show": {"model": 3})", "show.model"},
-      {R"("ui_scale": 40)", "ui_scale"},   {R"("what_if_variant": "xyz")", "what_if_variant"},
+      {R"("tp": "four")", "tp"},
+      {R"("seq": -5)", "seq"},
+      {R"("kv_dtype": "int3")", "kv_dtype"},
+      {R"("show": {"model": 3})", "show.model"},
+      {R"("ui_scale": 40)", "ui_scale"},
+      {R"("what_if_variant": "xyz")", "what_if_variant"},
       {R"("show": [1])", "show"}};
   for (const auto& [field_text, field] : bad) {
     const std::string text = "{" + field_text + R"(, "batch": 7})";
@@ -201,7 +211,8 @@ TEST_CASE("KV exports list every layer and every variant, matching kv_cache", "[
       if (row.label.rfind("MQA", 0) == 0) mqa = row.bytes_per_token;
       if (row.label.rfind("MHA", 0) == 0) mha = row.bytes_per_token;
       CHECK(row.curve_seq.size() == row.curve_bytes.size());
-      for (size_t i = 1; i < row.curve_bytes.size(); ++i) CHECK(row.curve_bytes[i] >= row.curve_bytes[i - 1]);
+      for (size_t i = 1; i < row.curve_bytes.size(); ++i)
+        CHECK(row.curve_bytes[i] >= row.curve_bytes[i - 1]);
     }
     CHECK(mqa > 0);
     CHECK(mha == mqa * static_cast<std::uint64_t>(a.base.q_heads));

@@ -1,4 +1,4 @@
-// Faults of the explorer's settings file (issue 5): a corrupt, huge or misplaced settings file
+// Faults of the explorer's settings file: a corrupt, huge or misplaced settings file
 // gives a warning and defaults, and is kept aside, never overwritten, also when it happens twice
 // in one second; saving to a place that cannot be written is an InputError that leaves the old
 // file as it was and no temporary beside it; names that are not UTF-8 never throw.
@@ -116,9 +116,15 @@ TEST_CASE("settings faults: random damage to a saved file never throws from load
     for (int e = 0; e < edits; ++e) {
       const std::size_t at = rng() % t.size();
       switch (rng() % 3) {
-        case 0: t[at] = static_cast<char>(rng() % 256); break;
-        case 1: t.erase(at, 1 + rng() % 8); break;
-        default: t.insert(at, std::string(1 + rng() % 3, "{}[]\",:9e-"[rng() % 10])); break;
+        case 0:
+          t[at] = static_cast<char>(rng() % 256);
+          break;
+        case 1:
+          t.erase(at, 1 + rng() % 8);
+          break;
+        default:
+          t.insert(at, std::string(1 + rng() % 3, "{}[]\",:9e-"[rng() % 10]));
+          break;
       }
       if (t.empty()) t = "{";
     }

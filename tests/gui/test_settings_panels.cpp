@@ -24,7 +24,9 @@ const T& pick_of(std::mt19937& rng, const std::vector<T>& v) {
   return v[std::uniform_int_distribution<std::size_t>(0, v.size() - 1)(rng)];
 }
 
-int pick(std::mt19937& rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
+int pick(std::mt19937& rng, int lo, int hi) {
+  return std::uniform_int_distribution<int>(lo, hi)(rng);
+}
 
 // Random values, in range, for every per-panel field.
 void randomise_panels(app::Settings& s, std::mt19937& rng) {
@@ -64,7 +66,9 @@ attn::ModelConfig edited_llama(std::mt19937& rng) {
   m.layers.assign(static_cast<std::size_t>(m.num_layers), attn::LayerKind::kFull);
   const int hkv = pick_of<int>(rng, {1, 2, 4, 8, 16, 32});
   m.kv_heads = hkv;
-  m.variant = hkv == m.q_heads ? attn::Variant::kMha : hkv == 1 ? attn::Variant::kMqa : attn::Variant::kGqa;
+  m.variant = hkv == m.q_heads ? attn::Variant::kMha
+              : hkv == 1       ? attn::Variant::kMqa
+                               : attn::Variant::kGqa;
   m.max_seq = pick(rng, 1, 1 << 20);
   m.display_name += " (edited)";
   m.validate();
@@ -97,7 +101,8 @@ TEST_CASE("settings v2: every per-panel field and the model edit round-trip thro
   }
 }
 
-TEST_CASE("settings v2: the panels' choices come back into the App after a restart", "[gui][settings]") {
+TEST_CASE("settings v2: the panels' choices come back into the App after a restart",
+          "[gui][settings]") {
   const unsigned seed = 5150;
   INFO("seed " << seed);
   std::mt19937 rng(seed);
@@ -125,7 +130,8 @@ TEST_CASE("settings v2: the panels' choices come back into the App after a resta
   }
 }
 
-TEST_CASE("settings v2: a model edit survives apply_model_edit, save and a fresh App", "[gui][settings]") {
+TEST_CASE("settings v2: a model edit survives apply_model_edit, save and a fresh App",
+          "[gui][settings]") {
   fault::TempDir d;
   app::App a;
   app::apply_settings(app::Settings{}, a);
@@ -223,7 +229,8 @@ TEST_CASE("settings v2: a model edit that does not validate is dropped, the rest
   CHECK_THROWS_AS(app::settings_from_json(text, "t.json"), attn::InputError);
 }
 
-TEST_CASE("settings v2: a version-1 file (no per-panel fields) loads without a warning", "[gui][settings]") {
+TEST_CASE("settings v2: a version-1 file (no per-panel fields) loads without a warning",
+          "[gui][settings]") {
   // The file as the previous release wrote it.
   const std::string v1 = R"({
   "batch": 4, "gpu": "MI355X", "import_path": "", "kv_dtype": "fp8", "mla_naive": true,

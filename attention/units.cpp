@@ -1,9 +1,9 @@
-#include "visuals/units.h"
+#include "attention/units.h"
 
 #include <cmath>
 #include <cstdio>
 
-namespace vis {
+namespace attn {
 namespace {
 
 // Three significant digits: 1.23, 12.3, 123.
@@ -109,4 +109,4 @@ std::string format_ratio(double ratio) {
   return three_digits(ratio) + "x";
 }
 
-}  // namespace vis
+}  // namespace attn

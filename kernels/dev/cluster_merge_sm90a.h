@@ -25,13 +25,18 @@ __device__ __forceinline__ std::uint32_t cluster_map(std::uint32_t addr, int ran
 }
 __device__ __forceinline__ float2 cluster_ld2(std::uint32_t addr) {
   float2 v;
-  asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];\n" : "=f"(v.x), "=f"(v.y) : "r"(addr) : "memory");
+  asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];\n"
+               : "=f"(v.x), "=f"(v.y)
+               : "r"(addr)
+               : "memory");
   return v;
 }
 __device__ __forceinline__ float4 cluster_ld4(std::uint32_t addr) {
   float4 v;
   asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
-               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(addr) : "memory");
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(addr)
+               : "memory");
   return v;
 }
 
@@ -104,7 +109,8 @@ __device__ __forceinline__ void cluster_merge(const Params& p, const float (&o)[
         acc.z += x.z;
         acc.w += x.w;
       }
-    *reinterpret_cast<float4*>(p.out + (static_cast<long long>(b) * p.hq + h0 + row) * p.dv + col) = acc;
+    *reinterpret_cast<float4*>(p.out + (static_cast<long long>(b) * p.hq + h0 + row) * p.dv + col) =
+        acc;
   }
   cluster_sync();
 }

@@ -67,20 +67,20 @@ TEST_CASE("roofline curve: on the roof, ridge included, increasing", "[gui][roof
 
 TEST_CASE("bench cases: a model layer becomes a case and back", "[gui][bench]") {
   const attn::ModelConfig& ds = attn::find_preset("deepseek-v3");
-  const kern::BenchCase c = app::case_from_model(ds, 0, 2, 4096, attn::DType::kBf16);
+  const kern::BenchCase c = kern::BenchCase::from_model(ds, 0, 2, 4096, attn::DType::kBf16);
   CHECK(c.variant == attn::Variant::kMla);
   CHECK(c.q_heads == 128);
   CHECK(c.latent_dim == 512);
   CHECK(c.rope_dim == 64);
   CHECK(c.head_dim == 576);
-  const attn::LayerShape l = app::layer_shape_of(c);
+  const attn::LayerShape l = c.layer_shape();
   CHECK(l.kv_heads == 1);
   CHECK(l.value_dim == 512);
   CHECK_NOTHROW(l.validate());
   const attn::ModelConfig& ll = attn::find_preset("llama-3-8b");
-  const kern::BenchCase g = app::case_from_model(ll, 0, 1, 1000, attn::DType::kFp8);
+  const kern::BenchCase g = kern::BenchCase::from_model(ll, 0, 1, 1000, attn::DType::kFp8);
   CHECK(g.kv_heads == 8);
-  CHECK(app::layer_shape_of(g).value_dim == 128);
+  CHECK(g.layer_shape().value_dim == 128);
   CHECK(app::shape_key(g) != app::shape_key(c));
   kern::BenchCase g2 = g;
   g2.dtype = attn::DType::kBf16;  // the same shape in another dtype keys the same
@@ -115,7 +115,7 @@ TEST_CASE("results files: CSV, export and import round trip, import errors", "[g
   CHECK_THAT(app::provenance_line(r), Catch::Contains("Test CPU") && Catch::Contains("abc") &&
                                           Catch::Contains("2026-12-02"));
 
-  const std::string path = "gui2_results_test.json";
+  const std::string path = "panel_helpers_results_test.json";
   attn::write_file_atomic(path, kern::bench_report_json(r));  // what Export writes
   const kern::BenchReport back = app::read_results_file(path);
   REQUIRE(back.results.size() == 1);

@@ -1,9 +1,8 @@
-// Tuning driver for the GPU kernels (not part of the product build): times the grouped decode
-// on the peers shapes with gpu_bench_case, beside the read probe of the same run, and prints a
-// table. Built by hand on the device machine:
-//   nvcc -std=c++17 -I. -I<deps>/include tools/gpu_bench_driver.cpp <build>/libattnlab_kernels.a
-//        <build>/libattnlab_core.a -o /tmp/drv
-// Usage: drv [filter-substring] (env ATTNLAB_GROUPED_SPLITS forces the split count).
+// Tuning driver for the GPU kernels (a dev tool, not part of the product): times the grouped
+// decode on the peers shapes with gpu_bench_case, beside the read probe of the same run, and
+// prints a table. Built as attnlab_bench_driver by a GPU build with -DATTNLAB_KERNEL_DIAG=ON.
+// Usage: attnlab_bench_driver [filter-substring] [out.json commit] (every ATTNLAB_* override of
+// kernels/README.md applies; ATTNLAB_DRV_READ=0 skips the cache-sized read before each row).
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -38,7 +37,8 @@ int main(int argc, char** argv) {
       {"GQA B8 S4096", Variant::kGqa, 8, 4096, 32, 8, 0, bf, 0},
       {"MQA B16 S4096", Variant::kMqa, 16, 4096, 32, 1, 0, bf, 55.7},
       {"MQA B64 S8192", Variant::kMqa, 64, 8192, 32, 1, 0, bf, 84.4},
-      {"MQA B128 S4096", Variant::kMqa, 128, 4096, 32, 1, 0, bf, 0},  // MQA B64 S8192's bytes, no split
+      {"MQA B128 S4096", Variant::kMqa, 128, 4096, 32, 1, 0, bf,
+       0},  // MQA B64 S8192's bytes, no split
       {"MHA B16 S4096", Variant::kMha, 16, 4096, 32, 32, 0, bf, 255},
       {"MHA B1 S131072", Variant::kMha, 1, 131072, 32, 32, 0, bf, 490},
       {"SWA W4096 B16 S32768", Variant::kSwa, 16, 32768, 32, 8, 4096, bf, 83.3},
@@ -57,9 +57,10 @@ int main(int argc, char** argv) {
   }
   const double probe = kern::gpu_read_probe_gbps();
   const kern::GpuTiming empty = kern::gpu_launch_floor();
-  std::printf("device %s, driver %s, %s; read probe %.0f GB/s; empty kernel %.2f us alone, %.2f us a step in a graph\n",
-              d.name.c_str(), d.driver.c_str(), d.runtime.c_str(), probe, empty.single_us,
-              empty.step_us);
+  std::printf(
+      "device %s, driver %s, %s; read probe %.0f GB/s; empty kernel %.2f us alone, %.2f us a step "
+      "in a graph\n",
+      d.name.c_str(), d.driver.c_str(), d.runtime.c_str(), probe, empty.single_us, empty.step_us);
   std::printf("%-22s %9s %9s %9s %6s %8s %8s %6s %8s %6s %9s\n", "case", "median", "min", "max",
               "runs", "step", "GB/s", "%probe", "peer", "x", "maxerr");
   kern::BenchOptions opt;
@@ -90,8 +91,8 @@ int main(int argc, char** argv) {
          << ", \"runs\": " << res.runs << ", \"step_us\": " << res.step_us
          << ", \"steps\": " << res.steps << ", \"kv_bytes\": " << res.kv_bytes
          << ", \"gbps\": " << res.gbps << ", \"max_abs_err\": " << res.max_abs_err
-         << ", \"checked\": " << (res.checked ? "true" : "false") << ", \"probe_gbps\": "
-         << probe << ", \"peer_us\": " << r.peer << ", \"peer_name\": \"issue 3 peer\""
+         << ", \"checked\": " << (res.checked ? "true" : "false") << ", \"probe_gbps\": " << probe
+         << ", \"peer_us\": " << r.peer << ", \"peer_name\": \"peers suite\""
          << ", \"error\": \"" << res.error << "\"}";
     }
     if (!res.error.empty()) {
@@ -111,14 +112,17 @@ int main(int argc, char** argv) {
     // The read probe over the same bytes under the same timing: what a kernel that only read
     // the cache would take here (ATTNLAB_DRV_READ=0 skips it).
     const char* rd = std::getenv("ATTNLAB_DRV_READ");
-    const kern::GpuTiming rt = rd && *rd == '0' ? kern::GpuTiming{} : kern::gpu_read_probe_time(res.kv_bytes);
+    const kern::GpuTiming rt =
+        rd && *rd == '0' ? kern::GpuTiming{} : kern::gpu_read_probe_time(res.kv_bytes);
     const double read_us = rt.single_us;
-    std::printf("%-22s %9.2f %9.2f %9.2f %6d %8.2f %8.0f %6.1f %8.1f %6.2f %9.2e  v%d ns%d wg%d kb%d mt%d wt%d sp%d%s%s  read %.2f us, step %.2f (kernel %.1f %% over)\n",
-                r.label, res.median_us, res.min_us, res.max_us, res.runs, res.step_us, res.gbps,
-                100.0 * res.gbps / probe, r.peer, r.peer > 0 ? r.peer / res.median_us : 0.0,
-                res.max_abs_err, pl.version, pl.stages, pl.warpgroups, pl.keys, pl.mtiles, pl.tile_warps, pl.splits,
-                pl.fused_combine ? " fused" : "", pl.cluster > 1 ? " cluster" : "", read_us, rt.step_us,
-                read_us > 0 ? 100.0 * (res.median_us / read_us - 1.0) : 0.0);
+    std::printf(
+        "%-22s %9.2f %9.2f %9.2f %6d %8.2f %8.0f %6.1f %8.1f %6.2f %9.2e  v%d ns%d wg%d kb%d mt%d "
+        "wt%d sp%d%s%s  read %.2f us, step %.2f (kernel %.1f %% over)\n",
+        r.label, res.median_us, res.min_us, res.max_us, res.runs, res.step_us, res.gbps,
+        100.0 * res.gbps / probe, r.peer, r.peer > 0 ? r.peer / res.median_us : 0.0,
+        res.max_abs_err, pl.version, pl.stages, pl.warpgroups, pl.keys, pl.mtiles, pl.tile_warps,
+        pl.splits, pl.fused_combine ? " fused" : "", pl.cluster > 1 ? " cluster" : "", read_us,
+        rt.step_us, read_us > 0 ? 100.0 * (res.median_us / read_us - 1.0) : 0.0);
   }
   if (json_path) {
     char date[32];
@@ -126,13 +130,15 @@ int main(int argc, char** argv) {
     std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
     std::ofstream f(json_path);
     f << "{\n  \"device\": {\"kind\": \"gpu\", \"name\": \"" << d.name << "\", \"driver\": \""
-      << d.driver << "\", \"runtime\": \"" << d.runtime << "\", \"multiprocessors\": "
-      << d.multiprocessors << ", \"memory_bytes\": " << d.total_memory
-      << ", \"probe_gbps\": " << probe << "},\n  \"date\": \"" << date
-      << "\",\n  \"commit\": \"" << commit << "\",\n  \"suite\": \"peers\",\n"
+      << d.driver << "\", \"runtime\": \"" << d.runtime
+      << "\", \"multiprocessors\": " << d.multiprocessors
+      << ", \"memory_bytes\": " << d.total_memory << ", \"probe_gbps\": " << probe
+      << "},\n  \"date\": \"" << date << "\",\n  \"commit\": \"" << commit
+      << "\",\n  \"suite\": \"peers\",\n"
       << "  \"timing\": \"per run one CUDA graph launch (main kernel + split-KV combine) between "
          "two events; inputs rotated over copies > 4x L2; median of many runs\",\n"
-      << "  \"results\": [\n" << js.str() << "\n  ]\n}\n";
+      << "  \"results\": [\n"
+      << js.str() << "\n  ]\n}\n";
   }
   return 0;
 }

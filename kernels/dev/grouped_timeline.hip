@@ -1,12 +1,10 @@
-// Where the time of a grouped decode v5 launch goes (not part of the product build): per CTA
-// of the main kernel, %globaltimer at its start, when its first block landed, after its last
+// Where the time of a grouped decode v5 launch goes (a dev tool, not part of the product): per
+// CTA of the main kernel, %globaltimer at its start, when its first block landed, after its last
 // block and at its exit (GroupedDeviceArgs::timeline), for the 268 MB rows that stop short of
-// the read probe. On the GPU machine, after a CUDA build in build-cuda:
-//   nvcc -std=c++17 -O3 -arch=sm_90 -I. -x cu -c tools/grouped_timeline.hip -o /tmp/tl.o
-//   nvcc -arch=sm_90 /tmp/tl.o build-cuda/libattnlab_kernels.a build-cuda/libattnlab_core.a \
-//        -o /tmp/grouped_timeline
-// Usage: grouped_timeline B S Hq Hkv [W] [splits]. Inputs are random bf16 on the device, four
-// copies rotated past the L2; 30 timed launches (event pair each, median), then the timeline
+// the read probe. Built as attnlab_grouped_timeline by a CUDA build with
+// -DATTNLAB_KERNEL_DIAG=ON (the timeline writes exist only there).
+// Usage: attnlab_grouped_timeline B S Hq Hkv [W] [splits]. Inputs are random bf16 on the device,
+// four copies rotated past the L2; 30 timed launches (event pair each, median), then the timeline
 // of one more launch on a copy not read for three launches. Prints the launch's span, the
 // spread of CTA starts, first landings and exits, the mean exit by kv head and by batch row,
 // and the multiprocessors that finish first and last.
@@ -29,7 +27,11 @@ __global__ void fill_bf16(std::uint16_t* x, std::size_t n, std::uint32_t seed) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
        i += std::size_t(gridDim.x) * blockDim.x) {
     std::uint32_t h = std::uint32_t(i) * 2654435761u ^ seed;
-    h ^= h >> 15; h *= 2246822519u; h ^= h >> 13; h *= 3266489917u; h ^= h >> 16;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    h *= 3266489917u;
+    h ^= h >> 16;
     const float f = float(h >> 8) * (1.f / 16777216.f) * 2.f - 1.f;
     x[i] = std::uint16_t(__float_as_uint(f) >> 16);
   }
@@ -137,11 +139,13 @@ int main(int argc, char** argv) {
     }
     const double kv_mb = 2.0 * 2.0 * double(nkv) * 1e-6;
     std::printf("B%lld S%lld Hq%d Hkv%d W%d: v5 ns%d wg%d splits %d%s, %d CTAs, KV %.1f MB\n",
-                (long long)a.batch, (long long)a.seq, a.q_heads, a.kv_heads, a.window,
-                plan.stages, plan.warpgroups, plan.splits, plan.fused_combine ? " fused" : "", ctas, kv_mb);
-    std::printf("event-timed launch: median %.2f us (min %.2f, max %.2f, 30 runs); this one %.2f us\n",
-                1e3 * ms[ms.size() / 2], 1e3 * ms.front(), 1e3 * ms.back(), 1e3 * tlm);
-    std::printf("timeline span (first CTA start to last CTA exit): %.2f us\n", double(tend - t0) * 1e-3);
+                (long long)a.batch, (long long)a.seq, a.q_heads, a.kv_heads, a.window, plan.stages,
+                plan.warpgroups, plan.splits, plan.fused_combine ? " fused" : "", ctas, kv_mb);
+    std::printf(
+        "event-timed launch: median %.2f us (min %.2f, max %.2f, 30 runs); this one %.2f us\n",
+        1e3 * ms[ms.size() / 2], 1e3 * ms.front(), 1e3 * ms.back(), 1e3 * tlm);
+    std::printf("timeline span (first CTA start to last CTA exit): %.2f us\n",
+                double(tend - t0) * 1e-3);
     auto row = [](const char* name, const std::vector<double>& x) {
       std::printf("  %-26s min %7.2f  p10 %7.2f  p50 %7.2f  p90 %7.2f  max %7.2f us\n", name,
                   pct(x, 0), pct(x, 0.1), pct(x, 0.5), pct(x, 0.9), pct(x, 1.0));
@@ -174,7 +178,8 @@ int main(int argc, char** argv) {
       ++n_b[bb];
     }
     std::printf("  mean exit by kv head:");
-    for (int i = 0; i < a.kv_heads && i < 16; ++i) std::printf(" %.1f", by_h[i] / std::max(1, n_h[i]));
+    for (int i = 0; i < a.kv_heads && i < 16; ++i)
+      std::printf(" %.1f", by_h[i] / std::max(1, n_h[i]));
     std::printf("\n  mean exit by batch row:");
     for (int i = 0; i < a.batch && i < 32; ++i) std::printf(" %.1f", by_b[i] / std::max(1, n_b[i]));
     std::vector<std::pair<double, int>> sm_order;

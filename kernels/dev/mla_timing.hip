@@ -1,12 +1,10 @@
-// Standalone timing driver for the MLA decode kernel variants (kernels/decode_mla.hip), used
-// while the shared bench harness (attnlab bench --device gpu) is not there yet. Not part of the
-// product build; on the GPU machine:
-//   tools/mla_gpu_run.sh (builds it next to the tests: compile with -x cu -c, then link the
-//   object with build/libattnlab_kernels.a and build/libattnlab_core.a; -x cu must not reach
-//   the archives)
-// Method (DESIGN.md section 5): random inputs on the device, each variant's output compared with
-// the default variant's, warm-up, inputs rotated past the L2, one event pair per launch, median,
-// min and max of many runs, and a streaming-read probe in the same run.
+// Timing driver for the MLA decode kernel versions and choices (a dev tool, not part of the
+// product): built as attnlab_mla_timing by a GPU build with -DATTNLAB_KERNEL_DIAG=ON (its probe
+// runs need the diagnostics). Usage: attnlab_mla_timing [runs] [case filter] [variants];
+// ATTNLAB_TIMING_ROT=N rotates N input copies (default past the L2).
+// Method (docs/DESIGN.md section 5): random inputs on the device, each variant's output compared
+// with the default variant's, warm-up, inputs rotated past the L2, one event pair per launch,
+// median, min and max of many runs, and a streaming-read probe in the same run.
 #include "kernels/hip_compat.h"
 
 #include <algorithm>
@@ -28,10 +26,15 @@ __global__ void fill_random(std::uint16_t* x, std::size_t n, std::uint32_t seed,
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
        i += std::size_t(gridDim.x) * blockDim.x) {
     std::uint32_t h = std::uint32_t(i) * 2654435761u ^ seed;
-    h ^= h >> 15; h *= 2246822519u; h ^= h >> 13; h *= 3266489917u; h ^= h >> 16;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    h *= 3266489917u;
+    h ^= h >> 16;
     if (fp8) {  // two e4m3 bytes per 16-bit word, never the NaN code 0x7f / 0xff
       std::uint32_t a = h & 0x7e, b2 = (h >> 8) & 0x7e;
-      a |= (h >> 16) & 0x80; b2 |= (h >> 24) & 0x80;
+      a |= (h >> 16) & 0x80;
+      b2 |= (h >> 24) & 0x80;
       x[i] = std::uint16_t(a | (b2 << 8));
     } else {  // bf16 of a uniform value in [-amp, amp)
       const float f = (float(h >> 8) * (1.f / 16777216.f) * 2.f - 1.f) * amp;
@@ -45,7 +48,10 @@ __global__ void read_probe(const uint4* p, std::size_t n, unsigned* sink) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
        i += std::size_t(gridDim.x) * blockDim.x) {
     const uint4 v = p[i];
-    acc.x ^= v.x; acc.y ^= v.y; acc.z ^= v.z; acc.w ^= v.w;
+    acc.x ^= v.x;
+    acc.y ^= v.y;
+    acc.z ^= v.z;
+    acc.w ^= v.w;
   }
   if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x12345678u) *sink = 1;
 }
@@ -86,9 +92,10 @@ struct Case {
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--help") {
-    std::printf("usage: mla_timing [timed runs per variant, default 30] [case filter] "
-                "[variant filter]\n  filters are substrings of \"<case> <dtype>\" and of the "
-                "variant label (for ncu: one case, one variant)\n");
+    std::printf(
+        "usage: mla_timing [timed runs per variant, default 30] [case filter] "
+        "[variant filter]\n  filters are substrings of \"<case> <dtype>\" and of the "
+        "variant label (for ncu: one case, one variant)\n");
     return 0;
   }
   const int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 30;
@@ -117,21 +124,23 @@ int main(int argc, char** argv) {
       {"H16 B66 S8192", 16, 66, 8192, attn::DType::kBf16},
       {"H128 B64 S8192", 128, 64, 8192, attn::DType::kFp8},
   };
-  std::printf("%-22s %-5s %-34s %6s %10s %10s %10s %8s %7s %8s %10s\n", "case", "dtype",
-              "variant", "splits", "median_us", "min_us", "max_us", "GB/s", "%probe", "TFLOP/s",
-              "maxdiff");
+  std::printf("%-22s %-5s %-34s %6s %10s %10s %10s %8s %7s %8s %10s\n", "case", "dtype", "variant",
+              "splits", "median_us", "min_us", "max_us", "GB/s", "%probe", "TFLOP/s", "maxdiff");
   for (const Case& c : cases) {
-    if ((std::string(c.name) + " " + std::string(attn::dtype_name(c.dt))).find(case_filter) == std::string::npos)
+    if ((std::string(c.name) + " " + std::string(attn::dtype_name(c.dt))).find(case_filter) ==
+        std::string::npos)
       continue;
     const int dk = 576;
     const bool fp8 = c.dt == attn::DType::kFp8;
     const std::size_t q_elems = std::size_t(c.batch) * c.heads * dk;
     const std::size_t kv_bytes = std::size_t(c.batch) * c.seq * dk * (fp8 ? 1 : 2);
     const std::size_t out_elems = std::size_t(c.batch) * c.heads * 512;
-    int rot = int(std::min<std::size_t>(16, std::max<std::size_t>(1, (std::size_t(400) << 20) / kv_bytes + 1)));
+    int rot = int(std::min<std::size_t>(
+        16, std::max<std::size_t>(1, (std::size_t(400) << 20) / kv_bytes + 1)));
     // ATTNLAB_TIMING_ROT=n: rotate over n copies (the bench takes at least 2; this driver 1 for
     // caches > 400 MB), to compare the two methods on the same binary.
-    if (const char* e = std::getenv("ATTNLAB_TIMING_ROT")) rot = std::max(1, std::min(16, std::atoi(e)));
+    if (const char* e = std::getenv("ATTNLAB_TIMING_ROT"))
+      rot = std::max(1, std::min(16, std::atoi(e)));
     std::vector<DeviceBuffer> q, kv;
     for (int r = 0; r < rot; ++r) {
       q.emplace_back(q_elems * 2);
@@ -182,7 +191,8 @@ int main(int argc, char** argv) {
                                     : std::vector<std::pair<int, int>>{{16, 2}, {16, 3}, {32, 2}}) {
       MlaKernelChoice v{1, bn, ns, 0};
       v.version = 3;
-      if (auto_choice.version == 3 && auto_choice.block_n == bn && auto_choice.stages == ns) continue;
+      if (auto_choice.version == 3 && auto_choice.block_n == bn && auto_choice.stages == ns)
+        continue;
       vars.push_back({"v3 s" + std::to_string(ns), v});
     }
     for (int bn : {32, 64}) {  // v4: v3 with the softmax rows split over the warps
@@ -208,8 +218,10 @@ int main(int argc, char** argv) {
     }
     // v6 (16 heads a CTA on wgmma, tokens as rows): every tile the plan did not take.
     if (!fp8 && c.heads <= 16 && mla_version_available(6)) {
-      for (const auto& [bn, ns] : std::vector<std::pair<int, int>>{{64, 2}, {48, 3}, {32, 2}, {32, 4}}) {
-        if (auto_choice.version == 6 && auto_choice.block_n == bn && auto_choice.stages == ns) continue;
+      for (const auto& [bn, ns] :
+           std::vector<std::pair<int, int>>{{64, 2}, {48, 3}, {32, 2}, {32, 4}}) {
+        if (auto_choice.version == 6 && auto_choice.block_n == bn && auto_choice.stages == ns)
+          continue;
         MlaKernelChoice v{1, bn, ns, 0};
         v.version = 6;
         v.combine = mla_plan(a, v).splits >= 8 ? 2 : 1;
@@ -256,7 +268,8 @@ int main(int argc, char** argv) {
         double maxdiff = 0;
         if (deflt) {
           h_ref = h_out;
-          for (float f : h_out) if (!std::isfinite(f)) maxdiff = INFINITY;
+          for (float f : h_out)
+            if (!std::isfinite(f)) maxdiff = INFINITY;
         } else {
           for (std::size_t i = 0; i < out_elems; ++i) {
             const double d = std::fabs(double(h_out[i]) - h_ref[i]);

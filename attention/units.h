@@ -1,11 +1,12 @@
 // Numbers a person reads: bytes in binary units (KiB, MiB, GiB), counts and FLOPs with SI
 // prefixes, sequence lengths as LLM people write them (4k = 4096, 128k = 131072).
-// Pure functions (no ImGui), tested in tests/gui/test_units.cpp.
+// Pure functions (no ImGui), tested in tests/test_units.cpp; the CLI and the explorer both print
+// through it.
 #pragma once
 #include <cstdint>
 #include <string>
 
-namespace vis {
+namespace attn {
 
 // 3 significant digits, binary units: "512 B", "1.00 KiB", "15.6 GiB", "2.50 TiB".
 std::string format_bytes(double bytes);
@@ -22,4 +23,4 @@ std::string format_tokens(double tokens);
 // A ratio as "57.0x" / "0.125x".
 std::string format_ratio(double ratio);
 
-}  // namespace vis
+}  // namespace attn

@@ -48,13 +48,15 @@ void draw_mine(app::App& a) {
 
 }  // namespace
 
-TEST_CASE("gui2 panels: every preset and every what-if variant draw without an assert",
-          "[gui][panels]") {
+TEST_CASE(
+    "attention, latency and tour panels: every preset and every what-if variant draw without an "
+    "assert",
+    "[gui][panels]") {
   HeadlessImGui imgui;
   for (const attn::ModelConfig& m : attn::presets()) {
     CAPTURE(m.name);
     app::App a = make_app(m.name);
-    a.show_tour = true;
+    a.shown(app::PanelId::kTour) = true;
     for (const char* v : {"", "mha", "mqa", "gqa", "swa", "mla"}) {
       CAPTURE(v);
       app::set_what_if_variant(a, v);
@@ -75,7 +77,8 @@ TEST_CASE("gui2 panels: every preset and every what-if variant draw without an a
   }
 }
 
-TEST_CASE("gui2 panels: the attention masks are causal and windowed", "[gui][panels]") {
+TEST_CASE("attention, latency and tour panels: the attention masks are causal and windowed",
+          "[gui][panels]") {
   HeadlessImGui imgui;
   app::App a = make_app("mistral-7b-v0.1");  // all layers slide, W 4096 > T: picture window
   a.attention.tokens = 16;
@@ -94,15 +97,17 @@ TEST_CASE("gui2 panels: the attention masks are causal and windowed", "[gui][pan
   // Each probability row sums to one.
   for (int i = 0; i < t; ++i) {
     double sum = 0;
-    for (int j = 0; j < t; ++j) sum += a.attention.result.probs.data[static_cast<std::size_t>(i * t + j)];
+    for (int j = 0; j < t; ++j)
+      sum += a.attention.result.probs.data[static_cast<std::size_t>(i * t + j)];
     CHECK(sum == Approx(1.0).epsilon(1e-9));
   }
 }
 
-TEST_CASE("gui2 panels: every tour step sets the panels up and draws", "[gui][tour]") {
+TEST_CASE("attention, latency and tour panels: every tour step sets the panels up and draws",
+          "[gui][tour]") {
   HeadlessImGui imgui;
   app::App a = make_app("llama-3-8b");
-  a.show_tour = true;
+  a.shown(app::PanelId::kTour) = true;
   REQUIRE(app::tour_step_count() >= 8);
   for (int s = 0; s < app::tour_step_count(); ++s) {
     CAPTURE(s);
@@ -118,8 +123,10 @@ TEST_CASE("gui2 panels: every tour step sets the panels up and draws", "[gui][to
   CHECK(a.seq == 32768);
 }
 
-TEST_CASE("gui2 panels: the latency panel draws while a CPU job runs and collects it",
-          "[gui][latency]") {
+TEST_CASE(
+    "attention, latency and tour panels: the latency panel draws while a CPU job runs and collects "
+    "it",
+    "[gui][latency]") {
   HeadlessImGui imgui;
   app::App a = make_app("llama-3-8b");
   a.latency.runner = std::make_shared<app::JobRunner>();
@@ -167,8 +174,10 @@ TEST_CASE("gui2 panels: the latency panel draws while a CPU job runs and collect
   }
 }
 
-TEST_CASE("gui2 panels: the attention matrices are recomputed only when an input changes",
-          "[gui][panels]") {
+TEST_CASE(
+    "attention, latency and tour panels: the attention matrices are recomputed only when an input "
+    "changes",
+    "[gui][panels]") {
   HeadlessImGui imgui;
   app::App a = make_app("llama-3-8b");
   imgui.frame([&] { app::draw_attention_panel(a); });
