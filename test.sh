@@ -14,9 +14,20 @@ case "${1:-}" in
 esac
 start=$SECONDS
 tools/deps.sh
+# The AMD compile check (hipcc, one process a file, needing nothing from the build) runs beside
+# the build, the tests and the sanitizer build; its result is collected at the end and fails
+# the run like any test.
+echo "== AMD compile check (hipcc) started in the background: build/hip-check.log"
+mkdir -p build
+tools/hip_check.sh >build/hip-check.log 2>&1 &
+hip_pid=$!
 tools/configure.sh
-echo "== AMD compile check (hipcc)"
-tools/hip_check.sh
+finish_hip_check() {
+  local hip_rc=0
+  wait "$hip_pid" || hip_rc=$?
+  cat build/hip-check.log
+  [ "$hip_rc" -eq 0 ] || { [ "$rc" -ne 0 ] || rc=1; }
+}
 xvfb_pid=""
 if [ -z "${DISPLAY:-}" ] && command -v Xvfb >/dev/null; then
   for n in $(seq 91 140); do [ -e /tmp/.X11-unix/X$n ] || [ -e /tmp/.X$n-lock ] || { disp=$n; break; }; done
@@ -39,6 +50,7 @@ set -e
 grep -vE "Test +#[0-9]+: .* Passed" ctest.log || true
 cd ..
 if [ "$quick" = 1 ]; then
+  finish_hip_check
   echo "== test.sh --quick: $((SECONDS - start)) s, rc $rc (sanitizer and fuzz stages skipped)"
   exit "$rc"
 fi
@@ -49,8 +61,14 @@ if [ "${ATTNLAB_TEST_SANITIZE:-1}" != 0 ]; then
   tools/sanitize.sh || { [ "$rc" -ne 0 ] || rc=1; }
 fi
 if [ "${ATTNLAB_TEST_FUZZ:-1}" != 0 ]; then
-  echo "== fuzz smoke: tools/fuzz.sh all ${ATTNLAB_FUZZ_SECONDS:-15}"
-  tools/fuzz.sh all "${ATTNLAB_FUZZ_SECONDS:-15}" || { [ "$rc" -ne 0 ] || rc=1; }
+  # The sanitizer build (clang) holds the fuzz targets too; without it fuzz.sh builds its own.
+  fuzz_build=build-fuzz
+  [ -f build-asan/CMakeCache.txt ] && grep -q '^ATTNLAB_FUZZ:BOOL=ON' build-asan/CMakeCache.txt \
+    && fuzz_build=build-asan
+  echo "== fuzz smoke: tools/fuzz.sh all ${ATTNLAB_FUZZ_SECONDS:-15} (build: $fuzz_build)"
+  ATTNLAB_FUZZ_BUILD=$fuzz_build tools/fuzz.sh all "${ATTNLAB_FUZZ_SECONDS:-15}" \
+    || { [ "$rc" -ne 0 ] || rc=1; }
 fi
+finish_hip_check
 echo "== test.sh: $((SECONDS - start)) s, rc $rc"
 exit "$rc"

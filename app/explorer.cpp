@@ -13,6 +13,7 @@
 #include <imgui_internal.h>
 
 #include "app/kv_table.h"
+#include "app/enum_widgets.h"
 #include "app/layout.h"
 #include "app/panels.h"
 #include "attention/error.h"
@@ -53,18 +54,18 @@ void draw_menus(App& app) {
     ImGui::Separator();
     if (ImGui::MenuItem("Export window as PNG...")) {
       app.ui.open_export_popup = true;
-      app.ui.export_kind = 0;
+      app.ui.export_kind = UiState::ExportKind::kPng;
       std::snprintf(app.ui.export_path, sizeof app.ui.export_path, "attnlab.png");
     }
     if (ImGui::MenuItem("Export KV table as CSV...")) {
       app.ui.open_export_popup = true;
-      app.ui.export_kind = 1;
+      app.ui.export_kind = UiState::ExportKind::kKvCsv;
       std::snprintf(app.ui.export_path, sizeof app.ui.export_path, "attnlab-kv-%s.csv",
                     app.model.name.c_str());
     }
     if (ImGui::MenuItem("Export KV table as JSON...")) {
       app.ui.open_export_popup = true;
-      app.ui.export_kind = 2;
+      app.ui.export_kind = UiState::ExportKind::kKvJson;
       std::snprintf(app.ui.export_path, sizeof app.ui.export_path, "attnlab-kv-%s.json",
                     app.model.name.c_str());
     }
@@ -119,7 +120,7 @@ void draw_export_popup(App& app) {
   ImGui::SetNextWindowSize(ImVec2(ImGui::GetFontSize() * 40, 0), ImGuiCond_Appearing);
   if (!ImGui::BeginPopupModal("Export", nullptr, ImGuiWindowFlags_NoSavedSettings)) return;
   static const char* kKinds[] = {"PNG of the window", "KV table as CSV", "KV table as JSON"};
-  ImGui::Combo("what", &app.ui.export_kind, kKinds, 3);
+  enum_combo("what", &app.ui.export_kind, kKinds, 3);
   ImGui::SetNextItemWidth(-1);
   const bool enter = ImGui::InputText("##exportpath", app.ui.export_path, sizeof app.ui.export_path,
                                       ImGuiInputTextFlags_EnterReturnsTrue);
@@ -129,13 +130,14 @@ void draw_export_popup(App& app) {
     app.ui.export_error.clear();
     if (path.empty()) {
       app.ui.export_error = "give a file name";
-    } else if (app.ui.export_kind == 0) {
+    } else if (app.ui.export_kind == UiState::ExportKind::kPng) {
       app.ui.png_request = path;  // written by main.cpp after this frame renders
       ImGui::CloseCurrentPopup();
     } else {
       try {
-        attn::write_file_atomic(path,
-                                app.ui.export_kind == 1 ? kv_table_csv(app) : kv_table_json(app));
+        attn::write_file_atomic(path, app.ui.export_kind == UiState::ExportKind::kKvCsv
+                                          ? kv_table_csv(app)
+                                          : kv_table_json(app));
         post_message(app, "wrote " + path);
         ImGui::CloseCurrentPopup();
       } catch (const std::exception& e) {

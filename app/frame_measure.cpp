@@ -17,7 +17,7 @@ bool measure_options_from_env(MeasureOptions* out, std::string* error) {
   m.pace = env("ATTNLAB_FRAME_PACE") == "1";
   m.bench = env("ATTNLAB_FRAME_BENCH");
   const std::string threads = env("ATTNLAB_FRAME_BENCH_THREADS");
-  if (!m.bench.empty() && latency_workload_index(m.bench) < 0) {
+  if (!m.bench.empty() && !latency_workload(m.bench)) {
     *error = "ATTNLAB_FRAME_BENCH: expected one of model, sweep, peers, amd-mixed-mla, found '" +
              m.bench + "'";
     return false;
@@ -38,8 +38,8 @@ bool measure_options_from_env(MeasureOptions* out, std::string* error) {
 
 bool start_measured_bench(App& app, MeasureOptions& m) {
   LatencyState& st = app.latency;
-  st.workload = latency_workload_index(m.bench);
-  st.device = 0;
+  st.workload = latency_workload(m.bench).value_or(Workload::kModelLayer);
+  st.device = BenchTarget::kCpu;
   if (m.threads > 0) st.cpu_threads = m.threads;
   m.threads_used = latency_cpu_threads(st);
   return start_latency_job(app);

@@ -1,6 +1,7 @@
 // View state of the latency panel (app/panel_latency.cpp), kept in App.
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,26 +20,33 @@ struct ResultSet {
   kern::BenchReport report;
 };
 
+// The latency panel's choices (settings.json stores them by name; see settings.cpp).
+enum class Workload : int { kModelLayer, kSweep, kPeers, kAmdMixedMla };
+enum class BenchTarget : int { kCpu, kGpu };
+enum class GpuDtype : int { kBf16, kFp16, kFp8 };  // GPU storage; the CPU runs fp32
+enum class PlotAxis : int { kSeq, kBatch };
+enum class ExportFormat : int { kJson, kCsv };
+enum class LatencyTab : int { kNone = -1, kTable, kCpuVsGpu, kPlots, kRoofline };
+
 struct App;
 // Starts the latency panel's chosen workload in the background (as its Run button does); false
 // while a job runs or when the workload has no case (the reason is in job_error). Used by the
 // tour. panel_latency.cpp.
 bool start_latency_job(App& app);
 bool latency_job_running(const App& app);
-// Index of a workload name ("model", "sweep", "peers", "amd-mixed-mla") in LatencyState::workload,
-// or -1.
-int latency_workload_index(const std::string& name);
+// The workload called `name` ("model", "sweep", "peers", "amd-mixed-mla"), if any.
+std::optional<Workload> latency_workload(const std::string& name);
 struct LatencyState;
 // The CPU threads a job started now would use (cpu_threads, or the default when it is 0).
 int latency_cpu_threads(const LatencyState& st);
 
 struct LatencyState {
   std::shared_ptr<JobRunner> runner;  // created on first use (shared: App stays copyable)
-  int workload = 0;                   // 0 the model's layer, 1 sweep, 2 peers, 3 amd-mixed-mla
-  int device = 0;                     // 0 CPU, 1 GPU
-  int gpu_dtype = 0;                  // 0 bf16, 1 fp16, 2 fp8 (GPU storage; the CPU runs fp32)
-  int layer = 0;                      // which layer of the model a single case uses
-  int cpu_threads = 0;                // 0 = all cores
+  Workload workload = Workload::kModelLayer;
+  BenchTarget device = BenchTarget::kCpu;
+  GpuDtype gpu_dtype = GpuDtype::kBf16;
+  int layer = 0;        // which layer of the model a single case uses
+  int cpu_threads = 0;  // 0 = all cores
   int min_runs = 10;
   float min_seconds = 0.2f;
 
@@ -51,14 +59,14 @@ struct LatencyState {
   std::string job_note;   // "cancelled after 3 of 12 cases"
 
   bool tabs_initialised = false;  // the first frame picks the tab (roofline when no results)
-  int open_tab = -1;           // a tab to bring forward on the next frame (0 Table, 1 CPU vs GPU,
-                               // 2 Plots, 3 Roofline), then -1 again; -1: the user's choice
-  bool plot_all_sets = false;  // plots: every set, not only the selected one
-  int plot_x = 0;              // 0: against S, 1: against B
-  bool plot_steps = true;      // plots: GPU lines of the in-graph step time beside the lone launch
+  LatencyTab open_tab = LatencyTab::kNone;  // a tab to bring forward on the next frame, then
+                                            // kNone again (kNone: the user's choice)
+  bool plot_all_sets = false;               // plots: every set, not only the selected one
+  PlotAxis plot_x = PlotAxis::kSeq;         // plots against S or B
+  bool plot_steps = true;  // plots: GPU lines of the in-graph step time beside the lone launch
   char import_path[1024] = "";
   char export_path[1024] = "attnlab-results.json";
-  int export_format = 0;   // 0 JSON, 1 CSV
+  ExportFormat export_format = ExportFormat::kJson;
   std::string io_message;  // result of the last import / export
   bool io_error = false;
 };

@@ -162,7 +162,8 @@ void draw_projection_table(App& app) {
   ImGui::TableSetupColumn("MI355X projected (roofline)");
   ImGui::TableHeadersRow();
   for (kern::BenchCase& c : cases) {
-    if (app.latency.workload == 0) c.dtype = kGpuDtypes[app.latency.gpu_dtype];
+    if (app.latency.workload == Workload::kModelLayer)
+      c.dtype = gpu_dtype_of(app.latency.gpu_dtype);
     try {
       const attn::DecodeCost cost = case_cost(c, c.dtype);
       ImGui::TableNextRow();

@@ -18,6 +18,7 @@
 #include <imgui.h>
 
 #include "app/bench_cases.h"
+#include "app/enum_widgets.h"
 #include "app/job_runner.h"
 #include "app/latency_results.h"
 #include "app/latency_tables.h"
@@ -42,15 +43,16 @@ std::string us_text(double us) { return us > 0 ? attn::format_duration_us(us) : 
 // The cases of the chosen workload; `error` explains why there are none.
 std::vector<kern::BenchCase> workload_cases(App& app, std::string* error) {
   LatencyState& st = app.latency;
-  const attn::DType dt = st.device == 1 ? kGpuDtypes[st.gpu_dtype] : attn::DType::kFp32;
+  const attn::DType dt =
+      st.device == BenchTarget::kGpu ? gpu_dtype_of(st.gpu_dtype) : attn::DType::kFp32;
   try {
-    if (st.workload == 0) {
+    if (st.workload == Workload::kModelLayer) {
       const int layers = std::max(1, app.model.num_layers);
       st.layer = std::clamp(st.layer, 0, layers - 1);
       return {kern::BenchCase::from_model(app.model, st.layer, app.batch, app.seq, dt)};
     }
     // Suites keep their own dtypes (amd-mixed-mla mixes bf16 and fp8; peers are bf16).
-    return kern::suite_cases(kWorkloads[st.workload]);
+    return kern::suite_cases(kWorkloads[static_cast<int>(st.workload)]);
   } catch (const std::exception& e) {
     *error = e.what();
     return {};
@@ -100,13 +102,15 @@ void start_job(App& app) {
     return;
   }
   kern::BenchOptions opt;
-  opt.device = st.device == 1 ? kern::BenchDevice::kGpu : kern::BenchDevice::kCpu;
+  opt.device = st.device == BenchTarget::kGpu ? kern::BenchDevice::kGpu : kern::BenchDevice::kCpu;
   opt.threads = latency_cpu_threads(st);
-  opt.suite = st.workload == 0 ? std::string() : std::string(kWorkloads[st.workload]);
+  opt.suite = st.workload == Workload::kModelLayer
+                  ? std::string()
+                  : std::string(kWorkloads[static_cast<int>(st.workload)]);
   opt.min_runs = std::max(1, st.min_runs);
   opt.min_seconds = std::max(0.0, static_cast<double>(st.min_seconds));
-  const std::string title =
-      std::string(kWorkloads[st.workload]) + " on " + (st.device == 1 ? "gpu" : "cpu");
+  const std::string title = std::string(kWorkloads[static_cast<int>(st.workload)]) + " on " +
+                            (st.device == BenchTarget::kGpu ? "gpu" : "cpu");
   if (runner(st).start(std::move(cases), opt, title)) {
     st.job_error.clear();
     st.job_note.clear();
@@ -142,25 +146,25 @@ void draw_run_controls(App& app) {
   const bool busy = st.runner && st.runner->running();
   ImGui::BeginDisabled(busy);
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
-  ImGui::Combo("workload", &st.workload, kWorkloads, IM_ARRAYSIZE(kWorkloads));
+  enum_combo("workload", &st.workload, kWorkloads, IM_ARRAYSIZE(kWorkloads));
   ImGui::SameLine();
   vis::help_marker(
       "The model's layer: one case with the model panel's shape at the chosen B and S. "
       "sweep / peers / amd-mixed-mla: the suites of `attnlab bench --suite NAME` "
       "(the same cases, the same harness).");
-  if (st.workload == 0 && app.model.num_layers > 1) {
+  if (st.workload == Workload::kModelLayer && app.model.num_layers > 1) {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
     ImGui::SliderInt("layer", &st.layer, 0, app.model.num_layers - 1);
   }
-  ImGui::RadioButton("CPU", &st.device, 0);
+  enum_radio("CPU", &st.device, BenchTarget::kCpu);
   ImGui::SameLine();
   const bool gpu_ok = app.device.available;
   ImGui::BeginDisabled(!gpu_ok);
-  ImGui::RadioButton("GPU", &st.device, 1);
+  enum_radio("GPU", &st.device, BenchTarget::kGpu);
   ImGui::EndDisabled();
   if (!gpu_ok) {
-    if (st.device == 1) st.device = 0;
+    if (st.device == BenchTarget::kGpu) st.device = BenchTarget::kCpu;
     ImGui::SameLine();
     ImGui::TextDisabled("GPU unavailable: %s",
                         app.device.reason.empty() ? "no GPU found" : app.device.reason.c_str());
@@ -168,10 +172,10 @@ void draw_run_controls(App& app) {
     ImGui::SameLine();
     ImGui::TextDisabled("%s", app.device.name.c_str());
   }
-  if (st.device == 1 && st.workload == 0) {
+  if (st.device == BenchTarget::kGpu && st.workload == Workload::kModelLayer) {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5);
-    ImGui::Combo("KV dtype", &st.gpu_dtype, kGpuDtypeNames, IM_ARRAYSIZE(kGpuDtypeNames));
+    enum_combo("KV dtype", &st.gpu_dtype, kGpuDtypeNames, IM_ARRAYSIZE(kGpuDtypeNames));
     ImGui::SameLine();
     vis::help_marker(
         "Storage of the cache on the GPU (fp8: e4m3 with one float32 scale, queries "
@@ -275,14 +279,15 @@ void draw_sets(LatencyState& st) {
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 4);
   const char* formats[] = {"JSON", "CSV"};
-  ImGui::Combo("##format", &st.export_format, formats, 2);
+  enum_combo("##format", &st.export_format, formats, 2);
   ImGui::SameLine();
   ImGui::BeginDisabled(sel < 0);
   if (ImGui::Button("Export")) {
     try {
       const kern::BenchReport& r = st.sets[sel].report;
-      attn::write_file_atomic(st.export_path,
-                              st.export_format == 0 ? kern::bench_report_json(r) : results_csv(r));
+      attn::write_file_atomic(st.export_path, st.export_format == ExportFormat::kJson
+                                                  ? kern::bench_report_json(r)
+                                                  : results_csv(r));
       st.io_message = "wrote " + std::string(st.export_path);
       st.io_error = false;
     } catch (const std::exception& e) {
@@ -302,9 +307,9 @@ void draw_sets(LatencyState& st) {
 // ---- [SECTION] Plots against S and B -------------------------------------------------------
 
 void draw_plots(LatencyState& st, const ResultSet& set) {
-  ImGui::RadioButton("against S", &st.plot_x, 0);
+  enum_radio("against S", &st.plot_x, PlotAxis::kSeq);
   ImGui::SameLine();
-  ImGui::RadioButton("against B", &st.plot_x, 1);
+  enum_radio("against B", &st.plot_x, PlotAxis::kBatch);
   ImGui::SameLine();
   ImGui::Checkbox("every result set", &st.plot_all_sets);
   ImGui::SameLine();
@@ -320,7 +325,7 @@ void draw_plots(LatencyState& st, const ResultSet& set) {
       "of a small case and nothing of a large one.");
   vis::PlotSpec lat, bw;
   for (vis::PlotSpec* p : {&lat, &bw}) {
-    p->x.label = st.plot_x == 0 ? "S (cached tokens)" : "B (batch)";
+    p->x.label = st.plot_x == PlotAxis::kSeq ? "S (cached tokens)" : "B (batch)";
     p->x.scale = vis::AxisScale::kLog;
     p->x.log_base = 2;
     p->x.format = [](double v) { return attn::format_tokens(v); };
@@ -342,17 +347,17 @@ void draw_plots(LatencyState& st, const ResultSet& set) {
     const kern::BenchResult& r = *rp;
     if (!r.error.empty() || r.median_us <= 0) continue;
     kern::BenchCase k = r.c;
-    if (st.plot_x == 0)
+    if (st.plot_x == PlotAxis::kSeq)
       k.seq = 1;
     else
       k.batch = 1;
     k.label.clear();
     std::string name = (st.plot_all_sets ? "#" + std::to_string(set_no + 1) + " " : "") + r.device +
                        " " + std::string(attn::dtype_name(storage_dtype(r))) + " " + case_label(k);
-    const std::string drop = st.plot_x == 0 ? " S1" : " B1";
+    const std::string drop = st.plot_x == PlotAxis::kSeq ? " S1" : " B1";
     const std::size_t at = name.find(drop);
     if (at != std::string::npos) name.erase(at, drop.size());
-    const double x = static_cast<double>(st.plot_x == 0 ? r.c.seq : r.c.batch);
+    const double x = static_cast<double>(st.plot_x == PlotAxis::kSeq ? r.c.seq : r.c.batch);
     // The lone launch (median, markers), and where measured the step in a graph (no markers;
     // its GB/s: the same bytes over the step time).
     const bool steps = st.plot_steps && r.has_step();
@@ -528,11 +533,11 @@ bool latency_job_running(const App& app) {
   return app.latency.runner && app.latency.runner->running();
 }
 
-int latency_workload_index(const std::string& name) {
-  if (name == "model") return 0;
+std::optional<Workload> latency_workload(const std::string& name) {
+  if (name == "model") return Workload::kModelLayer;
   for (int i = 1; i < IM_ARRAYSIZE(kWorkloads); ++i)
-    if (name == kWorkloads[i]) return i;
-  return -1;
+    if (name == kWorkloads[i]) return static_cast<Workload>(i);
+  return std::nullopt;
 }
 
 int latency_cpu_threads(const LatencyState& st) {
@@ -555,10 +560,10 @@ void draw_latency_panel(App& app) {
   const int sel = selected_index(st);
   const ResultSet* set = sel >= 0 ? &st.sets[sel] : nullptr;
   if (ImGui::BeginTabBar("##latency_tabs")) {
-    const auto asked = [&](int tab) {
+    const auto asked = [&](LatencyTab tab) {
       return st.open_tab == tab ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None;
     };
-    if (ImGui::BeginTabItem("Table", nullptr, asked(0))) {
+    if (ImGui::BeginTabItem("Table", nullptr, asked(LatencyTab::kTable))) {
       if (set) {
         draw_results_table(*set);
       } else {
@@ -569,11 +574,11 @@ void draw_latency_panel(App& app) {
       }
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem("CPU vs GPU", nullptr, asked(1))) {
+    if (ImGui::BeginTabItem("CPU vs GPU", nullptr, asked(LatencyTab::kCpuVsGpu))) {
       draw_cpu_vs_gpu(st);
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem("Plots", nullptr, asked(2))) {
+    if (ImGui::BeginTabItem("Plots", nullptr, asked(LatencyTab::kPlots))) {
       if (set)
         draw_plots(st, *set);
       else
@@ -581,10 +586,11 @@ void draw_latency_panel(App& app) {
       ImGui::EndTabItem();
     }
     // With nothing measured yet the roofline (with the model's projected point) opens first.
-    const ImGuiTabItemFlags roof_flags =
-        (!set && !st.tabs_initialised) ? ImGuiTabItemFlags_SetSelected : asked(3);
+    const ImGuiTabItemFlags roof_flags = (!set && !st.tabs_initialised)
+                                             ? ImGuiTabItemFlags_SetSelected
+                                             : asked(LatencyTab::kRoofline);
     st.tabs_initialised = true;
-    st.open_tab = -1;
+    st.open_tab = LatencyTab::kNone;
     if (ImGui::BeginTabItem("Roofline", nullptr, roof_flags)) {
       draw_roofline(app, set);
       ImGui::EndTabItem();

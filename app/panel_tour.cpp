@@ -344,8 +344,8 @@ void body_measured(App& app) {
     ImGui::BeginDisabled(busy);
     if (ImGui::Button(app.device.available ? "Try: time the model's layer on the GPU"
                                            : "Try: time the model's layer on the CPU")) {
-      app.latency.workload = 0;
-      app.latency.device = app.device.available ? 1 : 0;
+      app.latency.workload = Workload::kModelLayer;
+      app.latency.device = app.device.available ? BenchTarget::kGpu : BenchTarget::kCpu;
       start_latency_job(app);
       show_panel(app, "latency");
     }

@@ -20,15 +20,20 @@ int index_of(const std::string& name, std::initializer_list<const char*> names, 
   return fallback;
 }
 
-const char* name_at(int i, std::initializer_list<const char*> names) {
+template <class E>
+const char* name_at(E e, std::initializer_list<const char*> names) {
   const int n = static_cast<int>(names.size());
-  return names.begin()[std::clamp(i, 0, n - 1)];
+  return names.begin()[std::clamp(static_cast<int>(e), 0, n - 1)];
+}
+
+template <class E>
+E choice_of(const std::string& name, std::initializer_list<const char*> names) {
+  return static_cast<E>(index_of(name, names, 0));
 }
 
 const std::initializer_list<const char*> kWorkloads = {"model", "sweep", "peers", "amd-mixed-mla"};
 const std::initializer_list<const char*> kDevices = {"cpu", "gpu"};
-const std::initializer_list<const char*> kGpuDtypes = {"bf16", "fp16",
-                                                       "fp8"};  // LatencyState order
+const std::initializer_list<const char*> kGpuDtypes = {"bf16", "fp16", "fp8"};
 const std::initializer_list<const char*> kPlotX = {"S", "B"};
 const std::initializer_list<const char*> kFormats = {"json", "csv"};
 
@@ -115,19 +120,19 @@ void apply_settings(const Settings& s, App& app) {
   app.tour.mla_heads = s.tour.mla_heads;
   app.tour.gqa_kv_heads = s.tour.gqa_kv_heads;
   LatencyState& l = app.latency;
-  l.workload = index_of(s.latency.workload, kWorkloads, 0);
-  l.device = index_of(s.latency.device, kDevices, 0);
-  l.gpu_dtype = index_of(s.latency.gpu_dtype, kGpuDtypes, 0);
+  l.workload = choice_of<Workload>(s.latency.workload, kWorkloads);
+  l.device = choice_of<BenchTarget>(s.latency.device, kDevices);
+  l.gpu_dtype = choice_of<GpuDtype>(s.latency.gpu_dtype, kGpuDtypes);
   l.layer = s.latency.layer;
   l.cpu_threads = s.latency.cpu_threads;
   l.min_runs = s.latency.min_runs;
   l.min_seconds = s.latency.min_seconds;
-  l.plot_x = index_of(s.latency.plot_x, kPlotX, 0);
+  l.plot_x = choice_of<PlotAxis>(s.latency.plot_x, kPlotX);
   l.plot_all_sets = s.latency.plot_all_sets;
   l.plot_steps = s.latency.plot_steps;
   copy_path(l.import_path, s.latency.import_path);
   copy_path(l.export_path, s.latency.export_path);
-  l.export_format = index_of(s.latency.export_format, kFormats, 0);
+  l.export_format = choice_of<ExportFormat>(s.latency.export_format, kFormats);
   app.data_flow.animate = s.data_flow.animate;
   app.data_flow.steps_per_second = s.data_flow.steps_per_second;
   app.data_flow.layer = s.data_flow.layer;

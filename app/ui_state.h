@@ -8,7 +8,8 @@ namespace app {
 struct UiState {
   bool open_import_popup = false;  // set by the menu, consumed when the popup opens
   bool open_export_popup = false;
-  int export_kind = 0;  // 0 PNG of the window, 1 KV table CSV, 2 KV table JSON
+  enum class ExportKind : int { kPng, kKvCsv, kKvJson };  // the window, or the KV table
+  ExportKind export_kind = ExportKind::kPng;
   char export_path[1024] = "";
   std::string export_error;  // shown in the export popup
   // A PNG export asked for by the menu; main.cpp reads the framebuffer after the next render,

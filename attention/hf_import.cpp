@@ -381,6 +381,142 @@ void read_windows(const Fields& f, const std::string& model_type, ModelConfig& m
   if (m.num_sliding() > 0) m.window = to_int(*w);
 }
 
+// Widest hidden size the limits allow (heads x head dim).
+constexpr std::int64_t kMaxHidden = std::int64_t(Limits::kMaxHeads) * Limits::kMaxHeadDim;
+
+// The object that describes the language model: the top level, or a multimodal checkpoint's
+// text_config (Gemma 3, LLaVA, Mistral 3), or, where the top level has no layers of its own,
+// llm_config (InternVL) / language_config. `prefix` names it in messages ("text_config.").
+const json& language_model(const json& top, const std::string& origin, std::string* prefix) {
+  const bool top_has_layers =
+      top.contains("num_hidden_layers") || top.contains("n_layer") || top.contains("num_layers");
+  for (const char* key : {"text_config", "llm_config", "language_config"}) {
+    const auto it = top.find(key);
+    if (it == top.end() || it->is_null()) continue;
+    if (std::string(key) != "text_config" && top_has_layers) continue;
+    if (!it->is_object())
+      throw InputError(origin + ": field '" + key + "': expected an object, found " +
+                       describe(*it));
+    *prefix = std::string(key) + ".";
+    return *it;
+  }
+  return top;
+}
+
+// MLA (DeepSeek V2 / V3 and kin): one latent of kv_lora_rank + qk_rope_head_dim per token.
+void read_mla(const Fields& f, const std::string& prefix, ModelConfig& m) {
+  m.variant = Variant::kMla;
+  m.latent_dim = to_int(*f.integer("kv_lora_rank", 1, Limits::kMaxHeadDim));
+  m.rope_dim =
+      to_int(f.required("qk_rope_head_dim", 0, Limits::kMaxHeadDim, "MLA's decoupled RoPE width"));
+  m.qk_nope_dim = to_int(f.required("qk_nope_head_dim", 0, Limits::kMaxHeadDim,
+                                    "MLA's per-head key width without RoPE"));
+  m.value_dim =
+      to_int(f.required("v_head_dim", 1, Limits::kMaxHeadDim, "MLA's per-head value width"));
+  m.q_lora_rank = to_int(f.integer("q_lora_rank", 0, kMaxHidden).value_or(0));
+  if (m.qk_nope_dim + m.rope_dim < 1 || m.qk_nope_dim + m.rope_dim > Limits::kMaxHeadDim)
+    f.fail("qk_nope_head_dim", "qk_nope_head_dim + qk_rope_head_dim must be between 1 and " +
+                                   std::to_string(Limits::kMaxHeadDim));
+  m.head_dim = m.qk_nope_dim + m.rope_dim;
+  m.kv_heads = m.q_heads;  // the latent is expanded to every head
+  m.scale = default_scale(m.head_dim);
+  const json* rs = f.find("rope_scaling");
+  if (!rs) rs = f.find("rope_parameters");  // transformers 5 spelling
+  if (rs && rs->is_object()) {
+    // DeepSeek's YaRN also multiplies the softmax scale by mscale^2 (HF DeepseekV3Attention);
+    // docs/DESIGN.md fixes the scale at 1/sqrt(qk_nope + qk_rope), so say what is left out.
+    const auto fa = rs->find("factor"), ms = rs->find("mscale_all_dim");
+    if (fa != rs->end() && ms != rs->end() && fa->is_number() && ms->is_number() &&
+        fa->get<double>() > 1.0 && ms->get<double>() > 0.0) {
+      const double mscale = 0.1 * ms->get<double>() * std::log(fa->get<double>()) + 1.0;
+      std::ostringstream o;
+      o.precision(4);
+      o << prefix
+        << "rope scaling: YaRN would multiply the softmax scale by mscale^2 = " << mscale * mscale
+        << "; the scale used is 1/sqrt(qk_nope_head_dim + qk_rope_head_dim)";
+      m.notes.push_back(o.str());
+    }
+  }
+}
+
+// The grouped family (MHA / MQA / GQA): kv heads, head_dim and the softmax scale.
+void read_grouped(const Fields& f, const std::string& model_type, const std::string& prefix,
+                  const std::string& heads_key, const std::string& hidden_key,
+                  std::optional<std::int64_t> hidden, ModelConfig& m) {
+  // kv heads: Falcon's rule first (new_decoder_architecture / multi_query), then the field.
+  const bool new_arch = f.boolean("new_decoder_architecture").value_or(model_type == "RefinedWeb");
+  const bool multi_query = f.boolean("multi_query").value_or(model_type == "falcon");
+  std::optional<std::string> kv_key =
+      f.first_present({"num_key_value_heads", "num_kv_heads", "n_head_kv"});
+  std::optional<std::int64_t> kv;
+  if (kv_key)
+    kv = f.integer(*kv_key, 1, Limits::kMaxHeads);
+  else
+    kv = f.integer_or_default("num_key_value_heads", 1, Limits::kMaxHeads);
+  if (f.boolean("multi_query_attention").value_or(false)) {
+    // ChatGLM: multi_query_attention with multi_query_group_num kv heads.
+    if (const auto g = f.integer("multi_query_group_num", 1, Limits::kMaxHeads)) {
+      kv = g;
+      kv_key = "multi_query_group_num";
+    }
+  }
+  if (!new_arch && multi_query) {
+    if (kv && *kv != 1 && kv_key)
+      m.notes.push_back(prefix + *kv_key + " ignored: multi_query means one kv head");
+    kv = 1;
+  }
+  m.kv_heads = to_int(kv.value_or(m.q_heads));  // absent: MHA
+  if (m.q_heads % m.kv_heads != 0)
+    f.fail(kv_key.value_or("num_key_value_heads"), "must divide " + heads_key + " (found Hq " +
+                                                       std::to_string(m.q_heads) + ", Hkv " +
+                                                       std::to_string(m.kv_heads) + ")");
+
+  const std::string hd_key =
+      !f.find("head_dim") && f.find("kv_channels") ? "kv_channels" : "head_dim";
+  if (const auto hd = f.integer_or_default(hd_key, 1, Limits::kMaxHeadDim)) {
+    m.head_dim = to_int(*hd);
+  } else {
+    if (!hidden) f.fail(hidden_key, "missing (needed for head_dim = hidden_size / heads)");
+    if (*hidden % m.q_heads != 0)
+      f.fail(hidden_key, std::to_string(*hidden) + " is not divisible by " + heads_key + " " +
+                             std::to_string(m.q_heads) + " and head_dim is absent");
+    const std::int64_t d = *hidden / m.q_heads;
+    if (d > Limits::kMaxHeadDim)
+      f.fail(hidden_key, "gives head_dim " + std::to_string(d) + ", more than " +
+                             std::to_string(Limits::kMaxHeadDim));
+    m.head_dim = to_int(d);
+  }
+  m.value_dim = m.head_dim;
+  m.variant = m.kv_heads == m.q_heads ? Variant::kMha
+              : m.kv_heads == 1       ? Variant::kMqa
+                                      : Variant::kGqa;
+  if (const auto s = f.positive_number("query_pre_attn_scalar")) {
+    m.scale = 1.0 / std::sqrt(*s);
+  } else if (model_type == "gemma3_text" || model_type == "gemma3") {
+    m.scale = 1.0 / std::sqrt(static_cast<double>(
+                        *f.integer_or_default("query_pre_attn_scalar", 1, kMaxHidden)));
+  } else if (const auto a = f.positive_number("attention_multiplier")) {
+    m.scale = *a;  // Granite: the softmax scale itself
+  }
+}
+
+// Gemma 3n: the last num_kv_shared_layers layers reuse the caches of earlier layers and store
+// nothing of their own.
+void read_shared_layers(const Fields& f, const std::string& prefix, ModelConfig& m) {
+  if (const auto shared = f.integer("num_kv_shared_layers", 0, Limits::kMaxLayers);
+      shared && *shared > 0) {
+    if (*shared >= m.num_layers)
+      f.fail("num_kv_shared_layers", "must be less than the number of attention layers (found " +
+                                         std::to_string(*shared) + " of " +
+                                         std::to_string(m.num_layers) + ")");
+    m.num_layers -= to_int(*shared);
+    m.layers.resize(static_cast<std::size_t>(m.num_layers));
+    if (m.num_sliding() == 0) m.window = 0;
+    m.notes.push_back(prefix + "num_kv_shared_layers: the last " + std::to_string(*shared) +
+                      " layers reuse earlier layers' KV caches and are not counted");
+  }
+}
+
 }  // namespace
 
 ModelConfig import_hf_config_text(const std::string& text, const std::string& origin) {
@@ -399,23 +535,8 @@ ModelConfig import_hf_config_text(const std::string& text, const std::string& or
   ModelConfig m;
   m.name = origin;
   m.source = origin;
-  const json* cfg = &top;
   std::string prefix;
-  // The language model of a multimodal checkpoint: text_config (Gemma 3, LLaVA, Mistral 3),
-  // or, where the top level has no layers of its own, llm_config (InternVL) / language_config.
-  const bool top_has_layers =
-      top.contains("num_hidden_layers") || top.contains("n_layer") || top.contains("num_layers");
-  for (const char* key : {"text_config", "llm_config", "language_config"}) {
-    const auto it = top.find(key);
-    if (it == top.end() || it->is_null()) continue;
-    if (std::string(key) != "text_config" && top_has_layers) continue;
-    if (!it->is_object())
-      throw InputError(origin + ": field '" + key + "': expected an object, found " +
-                       describe(*it));
-    cfg = &*it;
-    prefix = std::string(key) + ".";
-    break;
-  }
+  const json* cfg = &language_model(top, origin, &prefix);
   std::string model_type = string_field(*cfg, "model_type");
   if (model_type.empty()) model_type = string_field(top, "model_type");
   m.model_type = model_type;
@@ -426,7 +547,6 @@ ModelConfig import_hf_config_text(const std::string& text, const std::string& or
   if (m.display_name.empty()) m.display_name = model_type.empty() ? origin : model_type;
 
   const Fields f(*cfg, prefix, origin, model_type, &m.notes);
-  constexpr std::int64_t kMaxHidden = std::int64_t(Limits::kMaxHeads) * Limits::kMaxHeadDim;
 
   const std::string layers_key =
       f.first_present({"num_hidden_layers", "n_layer", "num_layers"}).value_or("num_hidden_layers");
@@ -447,98 +567,10 @@ ModelConfig import_hf_config_text(const std::string& text, const std::string& or
   m.max_seq = max_seq ? *max_seq : 0;
   if (!max_seq) m.notes.push_back(seq_key + " absent: the maximum context is unknown");
 
-  if (f.find("kv_lora_rank")) {
-    // MLA (DeepSeek V2/V3 and kin): one latent of kv_lora_rank + qk_rope_head_dim per token.
-    m.variant = Variant::kMla;
-    m.latent_dim = to_int(*f.integer("kv_lora_rank", 1, Limits::kMaxHeadDim));
-    m.rope_dim = to_int(
-        f.required("qk_rope_head_dim", 0, Limits::kMaxHeadDim, "MLA's decoupled RoPE width"));
-    m.qk_nope_dim = to_int(f.required("qk_nope_head_dim", 0, Limits::kMaxHeadDim,
-                                      "MLA's per-head key width without RoPE"));
-    m.value_dim =
-        to_int(f.required("v_head_dim", 1, Limits::kMaxHeadDim, "MLA's per-head value width"));
-    m.q_lora_rank = to_int(f.integer("q_lora_rank", 0, kMaxHidden).value_or(0));
-    if (m.qk_nope_dim + m.rope_dim < 1 || m.qk_nope_dim + m.rope_dim > Limits::kMaxHeadDim)
-      f.fail("qk_nope_head_dim", "qk_nope_head_dim + qk_rope_head_dim must be between 1 and " +
-                                     std::to_string(Limits::kMaxHeadDim));
-    m.head_dim = m.qk_nope_dim + m.rope_dim;
-    m.kv_heads = m.q_heads;  // the latent is expanded to every head
-    m.scale = 1.0 / std::sqrt(static_cast<double>(m.head_dim));
-    const json* rs = f.find("rope_scaling");
-    if (!rs) rs = f.find("rope_parameters");  // transformers 5 spelling
-    if (rs && rs->is_object()) {
-      // DeepSeek's YaRN also multiplies the softmax scale by mscale^2 (HF DeepseekV3Attention);
-      // docs/DESIGN.md fixes the scale at 1/sqrt(qk_nope + qk_rope), so say what is left out.
-      const auto fa = rs->find("factor"), ms = rs->find("mscale_all_dim");
-      if (fa != rs->end() && ms != rs->end() && fa->is_number() && ms->is_number() &&
-          fa->get<double>() > 1.0 && ms->get<double>() > 0.0) {
-        const double mscale = 0.1 * ms->get<double>() * std::log(fa->get<double>()) + 1.0;
-        std::ostringstream o;
-        o.precision(4);
-        o << prefix
-          << "rope scaling: YaRN would multiply the softmax scale by mscale^2 = " << mscale * mscale
-          << "; the scale used is 1/sqrt(qk_nope_head_dim + qk_rope_head_dim)";
-        m.notes.push_back(o.str());
-      }
-    }
-  } else {
-    // kv heads: Falcon's rule first (new_decoder_architecture / multi_query), then the field.
-    const bool new_arch =
-        f.boolean("new_decoder_architecture").value_or(model_type == "RefinedWeb");
-    const bool multi_query = f.boolean("multi_query").value_or(model_type == "falcon");
-    std::optional<std::string> kv_key =
-        f.first_present({"num_key_value_heads", "num_kv_heads", "n_head_kv"});
-    std::optional<std::int64_t> kv;
-    if (kv_key)
-      kv = f.integer(*kv_key, 1, Limits::kMaxHeads);
-    else
-      kv = f.integer_or_default("num_key_value_heads", 1, Limits::kMaxHeads);
-    if (f.boolean("multi_query_attention").value_or(false)) {
-      // ChatGLM: multi_query_attention with multi_query_group_num kv heads.
-      if (const auto g = f.integer("multi_query_group_num", 1, Limits::kMaxHeads)) {
-        kv = g;
-        kv_key = "multi_query_group_num";
-      }
-    }
-    if (!new_arch && multi_query) {
-      if (kv && *kv != 1 && kv_key)
-        m.notes.push_back(prefix + *kv_key + " ignored: multi_query means one kv head");
-      kv = 1;
-    }
-    m.kv_heads = to_int(kv.value_or(m.q_heads));  // absent: MHA
-    if (m.q_heads % m.kv_heads != 0)
-      f.fail(kv_key.value_or("num_key_value_heads"), "must divide " + heads_key + " (found Hq " +
-                                                         std::to_string(m.q_heads) + ", Hkv " +
-                                                         std::to_string(m.kv_heads) + ")");
-
-    const std::string hd_key =
-        !f.find("head_dim") && f.find("kv_channels") ? "kv_channels" : "head_dim";
-    if (const auto hd = f.integer_or_default(hd_key, 1, Limits::kMaxHeadDim)) {
-      m.head_dim = to_int(*hd);
-    } else {
-      if (!hidden) f.fail(hidden_key, "missing (needed for head_dim = hidden_size / heads)");
-      if (*hidden % m.q_heads != 0)
-        f.fail(hidden_key, std::to_string(*hidden) + " is not divisible by " + heads_key + " " +
-                               std::to_string(m.q_heads) + " and head_dim is absent");
-      const std::int64_t d = *hidden / m.q_heads;
-      if (d > Limits::kMaxHeadDim)
-        f.fail(hidden_key, "gives head_dim " + std::to_string(d) + ", more than " +
-                               std::to_string(Limits::kMaxHeadDim));
-      m.head_dim = to_int(d);
-    }
-    m.value_dim = m.head_dim;
-    m.variant = m.kv_heads == m.q_heads ? Variant::kMha
-                : m.kv_heads == 1       ? Variant::kMqa
-                                        : Variant::kGqa;
-    if (const auto s = f.positive_number("query_pre_attn_scalar")) {
-      m.scale = 1.0 / std::sqrt(*s);
-    } else if (model_type == "gemma3_text" || model_type == "gemma3") {
-      m.scale = 1.0 / std::sqrt(static_cast<double>(
-                          *f.integer_or_default("query_pre_attn_scalar", 1, kMaxHidden)));
-    } else if (const auto a = f.positive_number("attention_multiplier")) {
-      m.scale = *a;  // Granite: the softmax scale itself
-    }
-  }
+  if (f.find("kv_lora_rank"))
+    read_mla(f, prefix, m);
+  else
+    read_grouped(f, model_type, prefix, heads_key, hidden_key, hidden, m);
 
   read_windows(f, model_type, m);
   if (m.num_sliding() > 0 && m.window >= m.max_seq) {
@@ -548,20 +580,7 @@ ModelConfig import_hf_config_text(const std::string& text, const std::string& or
                       " is not below max_position_embeddings " + std::to_string(m.max_seq) +
                       ": it binds only for sequences longer than the model's context");
   }
-  if (const auto shared = f.integer("num_kv_shared_layers", 0, Limits::kMaxLayers);
-      shared && *shared > 0) {
-    // Gemma 3n: the last num_kv_shared_layers layers reuse the caches of earlier layers and
-    // store nothing of their own.
-    if (*shared >= m.num_layers)
-      f.fail("num_kv_shared_layers", "must be less than the number of attention layers (found " +
-                                         std::to_string(*shared) + " of " +
-                                         std::to_string(m.num_layers) + ")");
-    m.num_layers -= to_int(*shared);
-    m.layers.resize(static_cast<std::size_t>(m.num_layers));
-    if (m.num_sliding() == 0) m.window = 0;
-    m.notes.push_back(prefix + "num_kv_shared_layers: the last " + std::to_string(*shared) +
-                      " layers reuse earlier layers' KV caches and are not counted");
-  }
+  read_shared_layers(f, prefix, m);
   if (m.variant != Variant::kMla && m.num_layers > 0 && m.num_sliding() == m.num_layers)
     m.variant = Variant::kSwa;
 

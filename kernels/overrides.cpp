@@ -1,5 +1,6 @@
 #include "kernels/overrides.h"
 
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -8,7 +9,7 @@ namespace kern {
 
 int env_int(const char* name, int unset) {
   const char* e = std::getenv(name);
-  if (!e || !*e) return unset;
+  if (!e || !*e || std::isspace(static_cast<unsigned char>(*e))) return unset;
   char* end = nullptr;
   errno = 0;
   const long v = std::strtol(e, &end, 10);

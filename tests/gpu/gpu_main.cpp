@@ -1,7 +1,6 @@
 // Main of attnlab_gpu_tests: runs the [gpu] tests where a GPU is usable, and otherwise exits
 // 77 (CTest's "skipped") with a line saying why.
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
+#include "tests/catch_run.h"
 
 #include <cstdio>
 
@@ -15,5 +14,5 @@ int main(int argc, char** argv) {
   }
   std::printf("GPU: %s (%s, %d multiprocessors, warp %d, %s, driver %s)\n", d.name.c_str(),
               d.arch.c_str(), d.multiprocessors, d.warp_size, d.runtime.c_str(), d.driver.c_str());
-  return Catch::Session().run(argc, argv);
+  return catch_run(argc, argv);
 }

@@ -159,8 +159,9 @@ TEST_CASE(
   CHECK(a.latency.job_error.empty());
   // Every tab's content draws with results present: the run, and the recorded GPU sets (whose
   // results carry the in-graph step time) with and without its plot lines.
-  for (int tab = 0; tab < 4; ++tab) {
-    CAPTURE(tab);
+  for (app::LatencyTab tab : {app::LatencyTab::kTable, app::LatencyTab::kCpuVsGpu,
+                              app::LatencyTab::kPlots, app::LatencyTab::kRoofline}) {
+    CAPTURE(static_cast<int>(tab));
     for (int sel = 0; sel < static_cast<int>(a.latency.sets.size()); ++sel) {
       CAPTURE(sel);
       a.latency.selected = sel;
@@ -168,7 +169,7 @@ TEST_CASE(
         a.latency.plot_steps = steps;
         a.latency.open_tab = tab;
         for (int f = 0; f < 2; ++f) imgui.frame([&] { app::draw_latency_panel(a); });
-        CHECK(a.latency.open_tab == -1);
+        CHECK(a.latency.open_tab == app::LatencyTab::kNone);
       }
     }
   }

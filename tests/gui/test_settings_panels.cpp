@@ -257,7 +257,7 @@ TEST_CASE("settings v2: a version-1 file (no per-panel fields) loads without a w
   app::apply_settings(l.settings, a);
   CHECK(a.base.name == "deepseek-v3");
   CHECK(a.model.variant == attn::Variant::kMha);
-  CHECK(a.latency.workload == 0);
+  CHECK(a.latency.workload == app::Workload::kModelLayer);
   CHECK(a.attention.tokens == 24);
   CHECK(a.data_flow.animate);
 }
