@@ -13,6 +13,7 @@
 
 #include "app/cli/cli.h"
 #include "attention/dtype.h"
+#include "attention/mxfp4.h"
 #include "attention/npy.h"
 #include "attention/presets.h"
 #include "cli_spawn.h"
@@ -332,6 +333,21 @@ TEST_CASE("cli: run mla equals the float64 definition, --dtype rounds the inputs
   const attn::TensorF ob = attn::read_npy_float(dir / "ob.npy");
   CHECK(max_diff(ob, naive_decode(qb, kvb, nullptr, Dl, 0, {}, 1.0 / std::sqrt(Dl + Dr))) < 1e-5);
   CHECK(max_diff(ob, naive_decode(q, kv, nullptr, Dl, 0, {}, 1.0 / std::sqrt(Dl + Dr))) > 1e-6);
+
+  // --dtype mxfp4 on the CPU: the cache in E2M1 blocks of 32 along each token's row (Dl + Dr =
+  // 32: one block), q in bf16, then the float64 reference.
+  attn::TensorF kvm = kv;
+  attn::round_to_mxfp4(kvm.data.data(), static_cast<std::size_t>(B * S), Dl + Dr);
+  const Ran rm =
+      run_attnlab({"run", "--variant", "mla", "--q", dir / "q.npy", "--kv", dir / "kv.npy",
+                   "--latent-dim", std::to_string(Dl), "--dtype", "mxfp4", "--out", dir / "om.npy"},
+                  dir);
+  INFO(rm.err);
+  REQUIRE(rm.code == 0);
+  CHECK(rm.out.find("mxfp4") != std::string::npos);
+  const attn::TensorF om = attn::read_npy_float(dir / "om.npy");
+  CHECK(max_diff(om, naive_decode(qb, kvm, nullptr, Dl, 0, {}, 1.0 / std::sqrt(Dl + Dr))) < 1e-5);
+  CHECK(max_diff(om, naive_decode(q, kv, nullptr, Dl, 0, {}, 1.0 / std::sqrt(Dl + Dr))) > 1e-4);
 }
 
 TEST_CASE("cli: bench runs a checked CPU case and prints the documented JSON", "[cli]") {
@@ -467,7 +483,7 @@ TEST_CASE("cli: every class of bad input exits 2 with one error line", "[cli]") 
       CAPTURE(sc);
       expect_bad_input(with({"--scale", sc}), dir, "--scale");
     }
-    expect_bad_input(with({"--dtype", "mxfp4"}), dir, "--dtype");
+    expect_bad_input(with({"--dtype", "mxfp4", "--device", "gpu"}), dir, "--dtype");
     expect_bad_input(with({"--device", "tpu"}), dir, "--device");
     expect_bad_input({"bench", "--variant", "gqa", "--batch", "0"}, dir, "--batch");
     expect_bad_input({"bench", "--variant", "gqa", "--kv-heads", "3"}, dir, "--kv-heads");

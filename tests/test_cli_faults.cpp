@@ -265,7 +265,10 @@ std::vector<Case> run_cases() {
   c.push_back({"--scale inf", with(gqa, {"--scale", "inf"}), {2}, "--scale"});
   c.push_back({"--device tpu", with(gqa, {"--device", "tpu"}), {2}, "tpu"});
   c.push_back({"--dtype fp3", with(gqa, {"--dtype", "fp3"}), {2}, "fp3"});
-  c.push_back({"--dtype mxfp4 for run", with(gqa, {"--dtype", "mxfp4"}), {2}, "mxfp4"});
+  c.push_back({"--dtype mxfp4 on the gpu",
+               with(gqa, {"--dtype", "mxfp4", "--device", "gpu"}),
+               {2},
+               "mxfp4"});
   c.push_back({"--variant foo",
                {"run", "--variant", "foo", "--q", "@q.npy", "--k", "@k.npy", "--v", "@v.npy",
                 "--out", "@out.npy"},

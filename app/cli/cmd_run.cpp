@@ -15,6 +15,7 @@
 #include "attention/config.h"
 #include "attention/dtype.h"
 #include "attention/error.h"
+#include "attention/mxfp4.h"
 #include "attention/npy.h"
 #include "attention/reference.h"
 #include "attention/tensor.h"
@@ -86,9 +87,22 @@ attn::TensorF load_float(const std::string& file) {
 }
 
 // Rounds a tensor to the storage the GPU would use, so the CPU reference sees the same numbers.
-// fp8 (e4m3, one float32 scale per tensor) applies to the KV tensors; queries are bf16 then.
+// fp8 (e4m3, one float32 scale per tensor) and mxfp4 (E2M1, one E8M0 scale per 32 elements)
+// apply to the KV tensors; queries are bf16 then.
 void round_to_storage(attn::TensorF& t, attn::DType dt, bool is_cache, const std::string& file) {
   if (dt == attn::DType::kFp32) return;
+  if (dt == attn::DType::kMxfp4 && is_cache) {
+    // Blocks of 32 along the last dimension (a token's latent row, or a head's key / value
+    // row), as AMD's MI355X problem stores its cache.
+    const std::size_t cols = static_cast<std::size_t>(t.shape.back());
+    if (cols % 2 != 0)
+      throw InputError(
+          format("%s: mxfp4 packs two elements a byte, so the last dimension must be "
+                 "even, found %zu",
+                 file.c_str(), cols));
+    attn::round_to_mxfp4(t.data.data(), t.data.size() / cols, cols);
+    return;
+  }
   if (dt == attn::DType::kFp8 && is_cache) {
     float amax = 0;
     for (float x : t.data) amax = std::fmax(amax, std::fabs(x));
@@ -152,7 +166,8 @@ void RunCommand::add(CLI::App& root) {
       ->type_name("X");
   sub->add_option("--device", device, "cpu (default) or gpu")->type_name("cpu|gpu");
   sub->add_option("--dtype", dtype,
-                  "Storage dtype: fp32 (cpu default), bf16 (gpu default), fp16, fp8; on the cpu "
+                  "Storage dtype: fp32 (cpu default), bf16 (gpu default), fp16, fp8, mxfp4 (cpu "
+                  "only: E2M1 with one E8M0 scale per 32); on the cpu "
                   "the inputs are rounded to it first")
       ->type_name("DT");
 }
@@ -170,7 +185,9 @@ int RunCommand::run() {
     throw InputError("--device: expected cpu or gpu, found '" + device + "'");
   const bool gpu = given("--device") && device == "gpu";
   attn::DType dt = gpu ? attn::DType::kBf16 : attn::DType::kFp32;
-  if (given("--dtype")) dt = parse_dtype_flag("--dtype", dtype, false);
+  if (given("--dtype")) dt = parse_dtype_flag("--dtype", dtype, true);
+  if (gpu && dt == attn::DType::kMxfp4)
+    throw InputError("--dtype mxfp4: no GPU kernel reads mxfp4 caches yet; use --device cpu");
   if (gpu && dt == attn::DType::kFp32)
     throw InputError("--dtype fp32: the GPU kernels take bf16, fp16 or fp8 (--device gpu)");
 

@@ -1,0 +1,100 @@
+// attention/mxfp4.h: E2M1 codes and rounding, the OCP MX block scale, the packed layout of
+// AMD's MI355X problem (low nibble = even index, one E8M0 byte per 32), and the error bound
+// that follows from them, on fresh random rows with a printed seed.
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "attention/error.h"
+#include "attention/mxfp4.h"
+
+TEST_CASE("mxfp4: every E2M1 code round-trips, and ties round to the even code", "[mxfp4]") {
+  const float mags[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+  for (std::uint8_t c = 0; c < 16; ++c) {
+    CAPTURE(int(c));
+    const float v = attn::e2m1_value(c);
+    CHECK(std::fabs(v) == mags[c & 7u]);
+    CHECK(std::signbit(v) == ((c & 8u) != 0));
+    CHECK(attn::e2m1_code(v) == c);
+  }
+  // Midpoints: the even code (last bit 0) wins.
+  CHECK(attn::e2m1_value(attn::e2m1_code(0.25f)) == 0.0f);
+  CHECK(attn::e2m1_value(attn::e2m1_code(0.75f)) == 1.0f);
+  CHECK(attn::e2m1_value(attn::e2m1_code(1.25f)) == 1.0f);
+  CHECK(attn::e2m1_value(attn::e2m1_code(1.75f)) == 2.0f);
+  CHECK(attn::e2m1_value(attn::e2m1_code(2.5f)) == 2.0f);
+  CHECK(attn::e2m1_value(attn::e2m1_code(3.5f)) == 4.0f);
+  CHECK(attn::e2m1_value(attn::e2m1_code(5.0f)) == 4.0f);
+  CHECK(attn::e2m1_value(attn::e2m1_code(-5.1f)) == -6.0f);
+  // Saturation and NaN.
+  CHECK(attn::e2m1_value(attn::e2m1_code(100.0f)) == 6.0f);
+  CHECK(attn::e2m1_value(attn::e2m1_code(-1e30f)) == -6.0f);
+  CHECK(attn::e2m1_code(std::nanf("")) == 0);
+}
+
+TEST_CASE("mxfp4: the block scale is 2^(floor(log2 amax) - 2)", "[mxfp4]") {
+  CHECK(attn::mx_scale_byte(6.0f) == 127);  // 6 = 1.5 x 2^2: scale 1
+  CHECK(attn::mx_scale_byte(4.0f) == 127);
+  CHECK(attn::mx_scale_byte(7.99f) == 127);
+  CHECK(attn::mx_scale_byte(8.0f) == 128);
+  CHECK(attn::mx_scale_byte(1.0f) == 125);  // scale 1/4: the max becomes 4
+  CHECK(attn::mx_scale_byte(0.02f) == 127 + static_cast<int>(std::floor(std::log2(0.02))) - 2);
+  CHECK(attn::mx_scale_byte(0.0f) == 0);
+  CHECK(attn::mx_scale_byte(3e38f) == 127 + 127 - 2);
+  CHECK(attn::mx_scale_byte(1e-45f) == 0);  // clamped, never below 2^-127
+  CHECK(attn::mx_scale_value(127) == 1.0f);
+  CHECK(attn::mx_scale_value(125) == 0.25f);
+}
+
+TEST_CASE("mxfp4: the packed layout of a 576-wide row, low nibble first", "[mxfp4]") {
+  std::vector<float> row(576, 0.0f);
+  row[0] = 1.0f;    // block 0, amax 4 -> scale 1: code 2
+  row[1] = -4.0f;   // code 8 | 6 = 14
+  row[33] = 0.5f;   // block 1, amax 0.5 -> scale 2^-3: 0.5 / 0.125 = 4, code 6 (high nibble)
+  row[575] = 3.0f;  // the last block: amax 3 -> scale 2^-1: 6, code 7 (high nibble)
+  const attn::Mxfp4Matrix m = attn::quantize_mxfp4(row.data(), 1, 576);
+  REQUIRE(m.values.size() == 288);
+  REQUIRE(m.scales.size() == 18);
+  CHECK(m.values[0] == ((14u << 4) | 2u));
+  CHECK(m.scales[0] == 127);
+  CHECK(m.values[16] == (6u << 4));
+  CHECK(m.scales[1] == 124);
+  CHECK(m.values[287] == (7u << 4));
+  CHECK(m.scales[17] == 126);
+  CHECK(m.scales[5] == 0);  // an all-zero block
+  const std::vector<float> back = attn::dequantize_mxfp4(m);
+  CHECK(back == row);  // every value above is exactly representable
+  CHECK_THROWS_AS(attn::quantize_mxfp4(row.data(), 1, 575), attn::InputError);
+}
+
+TEST_CASE("mxfp4: random rows stay within two scale steps and rounding is idempotent", "[mxfp4]") {
+  const unsigned seed = std::random_device{}();
+  CAPTURE(seed);
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> randn(0.0f, 1.0f);
+  for (int trial = 0; trial < 20; ++trial) {
+    const std::size_t rows = 1 + rng() % 9, cols = 2 * (1 + rng() % 300);  // partial blocks too
+    const float amp = std::ldexp(0.02f, static_cast<int>(rng() % 40) - 20);
+    std::vector<float> x(rows * cols);
+    for (float& v : x) v = randn(rng) * amp;
+    CAPTURE(trial, rows, cols, amp);
+    const attn::Mxfp4Matrix m = attn::quantize_mxfp4(x.data(), rows, cols);
+    const std::vector<float> y = attn::dequantize_mxfp4(m);
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t i = 0; i < cols; ++i) {
+        const float s = attn::mx_scale_value(m.scales[r * m.scale_cols() + i / attn::kMxBlock]);
+        const float a = x[r * cols + i], b = y[r * cols + i];
+        REQUIRE(std::isfinite(b));
+        // Steps of E2M1 are at most 2 scale units (4 -> 6), and amax < 8 scale units saturates
+        // by less than 2: the error is at most 2 units, and the sign is kept.
+        REQUIRE(std::fabs(a - b) <= 2.0f * s);
+        REQUIRE((b == 0.0f || std::signbit(a) == std::signbit(b)));
+      }
+    std::vector<float> z = y;
+    attn::round_to_mxfp4(z.data(), rows, cols);
+    CHECK(z == y);
+  }
+}
