@@ -9,6 +9,7 @@
 // A sequence with len 0 yields zeros. Softmax is max-subtracted, in Acc precision.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "attention/tensor.h"
@@ -43,6 +44,33 @@ void decode_grouped(const GroupedDecodeShape& s, const float* q, const float* k,
 template <class Acc>
 void decode_mla_absorbed(const MlaDecodeShape& s, const float* q, const float* kv,
                          const std::int64_t* lens, Acc* out, int threads = 1);
+
+// MLA decode over ragged sequences, as AMD's MI355X problem packs them: each sequence b has
+// q_len new query tokens (rows q_start .. q_start + q_len - 1 of q [total_q, H, Dl + Dr]) and
+// kv_len cached tokens (rows kv_start .. of kv [*, Dl + Dr]) whose last q_len are those new
+// tokens. Causal among the new tokens: query i of a sequence (0-based) attends to its first
+// kv_len - q_len + i + 1 cached tokens. out [total_q, H, Dl] in float64.
+struct MlaSequence {
+  std::int64_t q_start = 0, q_len = 1;
+  std::int64_t kv_start = 0, kv_len = 0;
+};
+struct MlaRaggedShape {
+  int heads = 1;         // H
+  int latent_dim = 512;  // Dl
+  int rope_dim = 64;     // Dr
+  double scale = 0;      // 0 = 1/sqrt(Dl + Dr)
+};
+// Throws InputError when a sequence has fewer cached tokens than new ones.
+void decode_mla_ragged(const MlaRaggedShape& s, const float* q, const float* kv,
+                       const std::vector<MlaSequence>& seqs, double* out);
+// The sequences of a packed batch from its index pointers (qo_indptr and kv_indptr, B + 1
+// entries each, starting at 0, non-decreasing, ending at total_q and total_kv). Throws
+// InputError naming `qo_name` or `kv_name` and the entry that breaks a rule.
+std::vector<MlaSequence> mla_sequences_from_indptr(const std::vector<std::int64_t>& qo_indptr,
+                                                   const std::vector<std::int64_t>& kv_indptr,
+                                                   std::int64_t total_q, std::int64_t total_kv,
+                                                   const std::string& qo_name,
+                                                   const std::string& kv_name);
 
 // Naive MLA: per-head keys and values rebuilt from the latent through the up-projections, with
 // the decoupled RoPE part shared by all heads.

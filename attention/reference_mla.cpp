@@ -77,6 +77,71 @@ template void decode_mla_absorbed<float>(const MlaDecodeShape&, const float*, co
 template void decode_mla_absorbed<double>(const MlaDecodeShape&, const float*, const float*,
                                           const std::int64_t*, double*, int);
 
+void decode_mla_ragged(const MlaRaggedShape& s, const float* q, const float* kv,
+                       const std::vector<MlaSequence>& seqs, double* out) {
+  const std::int64_t row = s.latent_dim + s.rope_dim;
+  for (std::size_t b = 0; b < seqs.size(); ++b) {
+    const MlaSequence& sq = seqs[b];
+    if (sq.q_len < 0 || sq.kv_len < sq.q_len)
+      throw InputError("mla decode: sequence " + std::to_string(b) + " has " +
+                       std::to_string(sq.kv_len) + " cached tokens for " +
+                       std::to_string(sq.q_len) +
+                       " new ones; the new tokens are the last of the cache, so kv_len >= q_len");
+    for (std::int64_t i = 0; i < sq.q_len; ++i) {
+      MlaDecodeShape one;
+      one.batch = 1;
+      one.seq = std::max<std::int64_t>(sq.kv_len, 1);
+      one.heads = s.heads;
+      one.latent_dim = s.latent_dim;
+      one.rope_dim = s.rope_dim;
+      one.scale = s.scale;
+      const std::int64_t visible = sq.kv_len - sq.q_len + i + 1;  // causal among the new tokens
+      const std::int64_t r = sq.q_start + i;
+      decode_mla_absorbed<double>(one, q + r * s.heads * row, kv + sq.kv_start * row, &visible,
+                                  out + r * s.heads * s.latent_dim, 1);
+    }
+  }
+}
+
+std::vector<MlaSequence> mla_sequences_from_indptr(const std::vector<std::int64_t>& qo_indptr,
+                                                   const std::vector<std::int64_t>& kv_indptr,
+                                                   std::int64_t total_q, std::int64_t total_kv,
+                                                   const std::string& qo_name,
+                                                   const std::string& kv_name) {
+  const auto check = [](const std::vector<std::int64_t>& p, std::int64_t total,
+                        const std::string& name, const std::string& what) {
+    if (p.size() < 2)
+      throw InputError(name + ": expected B + 1 >= 2 entries, found " + std::to_string(p.size()));
+    if (p.front() != 0)
+      throw InputError(name + ": entry 0 must be 0, found " + std::to_string(p.front()));
+    for (std::size_t i = 1; i < p.size(); ++i)
+      if (p[i] < p[i - 1])
+        throw InputError(name + ": entries must not decrease, found " + std::to_string(p[i - 1]) +
+                         " then " + std::to_string(p[i]) + " at entry " + std::to_string(i));
+    if (p.back() != total)
+      throw InputError(name + ": the last entry must be " + what + " = " + std::to_string(total) +
+                       ", found " + std::to_string(p.back()));
+  };
+  check(qo_indptr, total_q, qo_name, "the rows of q");
+  check(kv_indptr, total_kv, kv_name, "the rows of kv");
+  if (qo_indptr.size() != kv_indptr.size())
+    throw InputError(qo_name + " and " + kv_name + ": expected the same B + 1 entries, found " +
+                     std::to_string(qo_indptr.size()) + " and " + std::to_string(kv_indptr.size()));
+  std::vector<MlaSequence> seqs(qo_indptr.size() - 1);
+  for (std::size_t b = 0; b < seqs.size(); ++b) {
+    seqs[b].q_start = qo_indptr[b];
+    seqs[b].q_len = qo_indptr[b + 1] - qo_indptr[b];
+    seqs[b].kv_start = kv_indptr[b];
+    seqs[b].kv_len = kv_indptr[b + 1] - kv_indptr[b];
+    if (seqs[b].kv_len < seqs[b].q_len)
+      throw InputError(kv_name + ": sequence " + std::to_string(b) + " has " +
+                       std::to_string(seqs[b].kv_len) + " cached tokens for " +
+                       std::to_string(seqs[b].q_len) + " new ones in " + qo_name +
+                       "; the new tokens are the last of the cache");
+  }
+  return seqs;
+}
+
 // Deliberately direct: every key and value of every head is rebuilt from the latent, in double,
 // with a two-pass softmax. It shares no code with the absorbed path it checks.
 void decode_mla_naive(const MlaNaiveShape& s, const float* q_nope, const float* q_rope,

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "attention/dtype.h"
+#include "attention/tensor.h"
 
 namespace CLI {
 class App;
@@ -60,8 +61,13 @@ struct KvCommand {
 struct RunCommand {
   CLI::App* sub = nullptr;
   std::string variant, q, k, v, kv, out, window, lens, scale, device, dtype, latent_dim;
+  std::string qo_indptr, kv_indptr, q_len;  // mla over several new tokens or packed batches
   void add(CLI::App& root);
   int run();
+  // mla with --q-len or --qo-indptr / --kv-indptr (the CPU reference; checked flags given).
+  int run_mla_ragged(attn::DType dt, double scale_value);
+  // Writes `tout` to --out and prints the one-line summary.
+  int finish(const attn::TensorF& tout, const std::string& summary, bool gpu, attn::DType dt);
 };
 
 struct BenchCommand {

@@ -160,6 +160,18 @@ void RunCommand::add(CLI::App& root) {
   sub->add_option("--latent-dim", latent_dim, "Dl: the value columns of kv (mla)")->type_name("Dl");
   sub->add_option("--out", out, "Output file (written atomically)")->type_name("o.npy");
   sub->add_option("--window", window, "Sliding window W >= 1 (needed by swa)")->type_name("W");
+  sub->add_option("--qo-indptr", qo_indptr,
+                  "mla, packed batch: [B + 1] int32/int64 row offsets of each sequence's new "
+                  "tokens in q [total_q, H, Dl+Dr]")
+      ->type_name("qo.npy");
+  sub->add_option("--kv-indptr", kv_indptr,
+                  "mla, packed batch: [B + 1] row offsets of each sequence's cache in kv "
+                  "[total_kv, 1, Dl+Dr] (its last tokens are the new ones)")
+      ->type_name("kv.npy");
+  sub->add_option("--q-len", q_len,
+                  "mla: T new tokens a sequence, causal among them; q [B, T, H, Dl+Dr], out "
+                  "[B, T, H, Dl] (1..64, default 1 with q [B, H, Dl+Dr])")
+      ->type_name("T");
   sub->add_option("--lens", lens, "Valid positions per sequence, int32/int64 [B]")
       ->type_name("lens.npy");
   sub->add_option("--scale", scale, "Softmax scale (default 1/sqrt(D), mla 1/sqrt(Dl+Dr))")
@@ -212,6 +224,15 @@ int RunCommand::run() {
     throw InputError("run: --variant swa needs --window W (W >= 1)");
   const double sc = given("--scale") ? parse_positive("--scale", scale) : 0.0;
   g_using_gpu = gpu;
+  const bool ragged = given("--qo-indptr") || given("--kv-indptr") || given("--q-len");
+  if (ragged) {
+    if (!mla) throw InputError("run: --q-len, --qo-indptr and --kv-indptr are for --variant mla");
+    if (gpu)
+      throw InputError(
+          "run: several new tokens a sequence (--q-len) and packed batches (--qo-indptr, "
+          "--kv-indptr) run on the CPU reference only so far; use --device cpu");
+    return run_mla_ragged(dt, sc);
+  }
 
   // ---- queries ---------------------------------------------------------------------------
   attn::TensorF tq = load_float(q);
@@ -316,6 +337,11 @@ int RunCommand::run() {
                static_cast<long long>(S), static_cast<long long>(Hq), Dl, static_cast<int>(D) - Dl);
   }
 
+  return finish(tout, summary, gpu, dt);
+}
+
+int RunCommand::finish(const attn::TensorF& tout, const std::string& summary, bool gpu,
+                       attn::DType dt) {
   attn::write_npy(out, tout);
   const std::string how =
       gpu ? format("gpu kernel, %s storage", std::string(attn::dtype_name(dt)).c_str())
@@ -323,6 +349,114 @@ int RunCommand::run() {
   emit_text("-", format("%s: %s float32 (%s; %s)", out.c_str(),
                         attn::shape_string(tout.shape).c_str(), summary.c_str(), how.c_str()));
   return 0;
+}
+
+int RunCommand::run_mla_ragged(attn::DType dt, double scale_value) {
+  const auto given = [&](const char* f) { return sub->count(f) > 0; };
+  const bool packed = given("--qo-indptr") || given("--kv-indptr");
+  if (packed && !(given("--qo-indptr") && given("--kv-indptr")))
+    throw InputError(
+        format("run: a packed batch needs both --qo-indptr and --kv-indptr (%s is "
+               "missing)",
+               given("--qo-indptr") ? "--kv-indptr" : "--qo-indptr"));
+  if (packed && given("--q-len"))
+    throw InputError(
+        "run: --q-len is not used with --qo-indptr: each sequence's new tokens are "
+        "its span of --qo-indptr");
+  if (packed && given("--lens"))
+    throw InputError(
+        "run: --lens is not used with --kv-indptr: each sequence's cache is its "
+        "span of --kv-indptr");
+  attn::TensorF tq = load_float(q);
+  attn::TensorF tkv = load_float(kv);
+  std::vector<attn::MlaSequence> seqs;
+  std::int64_t H = 0, Dk = 0;
+  Shape out_shape;
+  std::string summary;
+  if (packed) {
+    // q [total_q, H, Dl+Dr]; kv [total_kv, 1, Dl+Dr] (AMD's layout) or [total_kv, Dl+Dr].
+    const std::vector<std::string> q_letters = {"total_q", "H", "Dl+Dr"};
+    if (tq.rank() != 3)
+      throw InputError(q + ": expected shape " + letters_text(q_letters) +
+                       " with --qo-indptr, "
+                       "found " +
+                       attn::shape_string(tq.shape));
+    expect_dims_in_range(
+        q, q_letters, tq.shape,
+        {attn::Limits::kMaxSeq, attn::Limits::kMaxHeads, 2 * attn::Limits::kMaxHeadDim});
+    H = tq.dim(1);
+    Dk = tq.dim(2);
+    if (tkv.rank() == 3) {
+      expect_shape(kv, {"total_kv", "1", "Dl+Dr"}, {-1, 1, Dk}, q, tkv.shape);
+      tkv.shape = {tkv.dim(0), Dk};
+    }
+    expect_shape(kv, {"total_kv", "Dl+Dr"}, {-1, Dk}, q, tkv.shape);
+    const auto read_indptr = [](const std::string& file) {
+      const attn::NpyArray a = attn::read_npy(file);
+      if (a.shape.size() != 1)
+        throw InputError(file + ": expected shape [B + 1], found " + attn::shape_string(a.shape));
+      return attn::npy_to_int64(a, file);
+    };
+    seqs = attn::mla_sequences_from_indptr(read_indptr(qo_indptr), read_indptr(kv_indptr),
+                                           tq.dim(0), tkv.dim(0), qo_indptr, kv_indptr);
+    out_shape = {tq.dim(0), H};
+    summary = format("mla packed, B %zu, total_q %lld, total_kv %lld, H %lld", seqs.size(),
+                     static_cast<long long>(tq.dim(0)), static_cast<long long>(tkv.dim(0)),
+                     static_cast<long long>(H));
+  } else {
+    // q [B, T, H, Dl+Dr]; kv [B, S, Dl+Dr]; lens [B] optional, each >= T.
+    const std::int64_t T = parse_int("--q-len", q_len, 1, 64);
+    const std::vector<std::string> q_letters = {"B", "T", "H", "Dl+Dr"};
+    expect_shape(q, q_letters, {-1, T, -1, -1}, "--q-len", tq.shape);
+    expect_dims_in_range(
+        q, q_letters, tq.shape,
+        {attn::Limits::kMaxBatch, 64, attn::Limits::kMaxHeads, 2 * attn::Limits::kMaxHeadDim});
+    const std::int64_t B = tq.dim(0);
+    H = tq.dim(2);
+    Dk = tq.dim(3);
+    const std::vector<std::string> kv_letters = {"B", "S", "Dl+Dr"};
+    expect_shape(kv, kv_letters, {B, -1, Dk}, q, tkv.shape);
+    expect_dims_in_range(kv, kv_letters, tkv.shape,
+                         {attn::Limits::kMaxBatch, attn::Limits::kMaxSeq, Dk});
+    const std::int64_t S = tkv.dim(1);
+    std::vector<std::int64_t> lv(static_cast<std::size_t>(B), S);
+    if (given("--lens")) lv = load_lens(lens, B, S, q, kv);
+    for (std::int64_t b = 0; b < B; ++b) {
+      const std::int64_t len = lv[static_cast<std::size_t>(b)];
+      if (len < T)
+        throw InputError(
+            format("%s: sequence %lld has %lld cached tokens for %lld new ones "
+                   "(--q-len); the new tokens are the last of the cache",
+                   given("--lens") ? lens.c_str() : kv.c_str(), static_cast<long long>(b),
+                   static_cast<long long>(len), static_cast<long long>(T)));
+      seqs.push_back({b * T, T, b * S, len});
+    }
+    out_shape = {B, T, H};
+    summary =
+        format("mla B %lld, T %lld causal, S %lld, H %lld", static_cast<long long>(B),
+               static_cast<long long>(T), static_cast<long long>(S), static_cast<long long>(H));
+  }
+  int Dl = 0;
+  try {
+    Dl = static_cast<int>(parse_int("--latent-dim", latent_dim, 1, Dk));
+  } catch (const InputError& e) {
+    throw InputError(std::string(e.what()) + " (Dl <= Dl + Dr = " + std::to_string(Dk) +
+                     ", the last dim of " + q + ")");
+  }
+  summary += format(", Dl %d, Dr %lld", Dl, static_cast<long long>(Dk - Dl));
+  round_to_storage(tq, dt, false, q);
+  round_to_storage(tkv, dt, true, kv);
+  attn::MlaRaggedShape s;
+  s.heads = static_cast<int>(H);
+  s.latent_dim = Dl;
+  s.rope_dim = static_cast<int>(Dk) - Dl;
+  s.scale = scale_value;
+  std::int64_t rows = 1;  // query rows x heads
+  for (std::int64_t d : out_shape) rows *= d;
+  std::vector<double> od(static_cast<std::size_t>(rows * Dl), 0.0);
+  attn::decode_mla_ragged(s, tq.ptr(), tkv.ptr(), seqs, od.data());
+  out_shape.push_back(Dl);
+  return finish(to_float(od, out_shape), summary, false, dt);
 }
 
 }  // namespace app::cli
