@@ -438,7 +438,7 @@ __global__ void __launch_bounds__(kCombineThreads) grouped_combine_kernel(const 
 #pragma unroll
   for (int e = 0; e < kVec; ++e) r[e] = acc[e] * inv;
   V o;
-  __builtin_memcpy(&o, r, sizeof o);
+  __builtin_memcpy(static_cast<void*>(&o), r, sizeof o);  // V: HIP vector, trivially laid out
   *reinterpret_cast<V*>(p.out + row * p.dv + dd) = o;
 }
 
