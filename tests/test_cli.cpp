@@ -6,7 +6,6 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -14,82 +13,23 @@
 
 #include "app/cli/cli.h"
 #include "attention/dtype.h"
-#include "attention/mxfp4.h"
 #include "attention/npy.h"
 #include "attention/presets.h"
+#include "cli_decode_util.h"
 #include "cli_spawn.h"
 #include "kernels/gpu.h"
 
+using cli_test::max_diff;
+using cli_test::naive_decode;
 using cli_test::one_error_line;
 using cli_test::Ran;
+using cli_test::random_tensor;
 using cli_test::run_attnlab;
 using cli_test::TempDir;
+using cli_test::write_lens;
 using Json = nlohmann::json;
 
 namespace {
-
-attn::TensorF random_tensor(std::vector<std::int64_t> shape, std::mt19937& rng) {
-  attn::TensorF t(std::move(shape));
-  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
-  for (float& x : t.data) x = u(rng);
-  return t;
-}
-
-void write_lens(const std::string& path, const std::vector<std::int64_t>& lens) {
-  const auto bytes = attn::npy_bytes_i64({static_cast<std::int64_t>(lens.size())}, lens);
-  cli_test::spit(path, std::string(bytes.begin(), bytes.end()));
-}
-
-// Independent float64 decode (the definition in docs/DESIGN.md section 2, written out naively):
-// q [B, Hq, D], k/v [B, S, Hkv, D] (MLA: kv [B, S, Dk] with values its first Dv columns).
-std::vector<double> naive_decode(const attn::TensorF& q, const attn::TensorF& k,
-                                 const attn::TensorF* v, int dv, int window,
-                                 const std::vector<std::int64_t>& lens, double scale) {
-  const std::int64_t B = q.dim(0), Hq = q.dim(1), D = q.dim(2), S = k.dim(1);
-  const bool mla = v == nullptr;
-  const std::int64_t Hkv = mla ? 1 : k.dim(2);
-  const std::int64_t G = Hq / Hkv;
-  std::vector<double> out(static_cast<std::size_t>(B * Hq * dv), 0.0);
-  for (std::int64_t b = 0; b < B; ++b) {
-    const std::int64_t len = lens.empty() ? S : lens[static_cast<std::size_t>(b)];
-    const std::int64_t lo = window > 0 ? std::max<std::int64_t>(0, len - window) : 0;
-    for (std::int64_t h = 0; h < Hq; ++h) {
-      const std::int64_t g = h / G;
-      std::vector<double> s;
-      for (std::int64_t j = lo; j < len; ++j) {
-        double dot = 0;
-        for (std::int64_t d = 0; d < D; ++d) {
-          const double kk = mla ? k.data[static_cast<std::size_t>((b * S + j) * D + d)]
-                                : k.data[static_cast<std::size_t>(((b * S + j) * Hkv + g) * D + d)];
-          dot += static_cast<double>(q.data[static_cast<std::size_t>((b * Hq + h) * D + d)]) * kk;
-        }
-        s.push_back(dot * scale);
-      }
-      if (s.empty()) continue;
-      const double m = *std::max_element(s.begin(), s.end());
-      double sum = 0;
-      for (double& x : s) sum += (x = std::exp(x - m));
-      for (std::int64_t j = lo; j < len; ++j) {
-        const double p = s[static_cast<std::size_t>(j - lo)] / sum;
-        for (int d = 0; d < dv; ++d) {
-          const double vv =
-              mla ? k.data[static_cast<std::size_t>((b * S + j) * D + d)]
-                  : v->data[static_cast<std::size_t>(((b * S + j) * Hkv + g) * D + d)];
-          out[static_cast<std::size_t>((b * Hq + h) * dv + d)] += p * vv;
-        }
-      }
-    }
-  }
-  return out;
-}
-
-double max_diff(const attn::TensorF& a, const std::vector<double>& b) {
-  double m = 0;
-  if (a.data.size() != b.size()) return INFINITY;
-  for (std::size_t i = 0; i < b.size(); ++i)
-    m = std::max(m, std::fabs(static_cast<double>(a.data[i]) - b[i]));
-  return m;
-}
 
 void expect_bad_input(const std::vector<std::string>& args, const TempDir& dir,
                       const std::string& must_contain = "") {
@@ -297,151 +237,6 @@ TEST_CASE("cli: run grouped variants equals the float64 definition", "[cli]") {
   REQUIRE(r.code == 0);
   CHECK(max_diff(attn::read_npy_float(dir / "o.npy"),
                  naive_decode(f.tq, f.tk, &f.tv, 8, 0, {}, 0.75)) < 1e-5);
-}
-
-TEST_CASE("cli: run mla equals the float64 definition, --dtype rounds the inputs", "[cli]") {
-  const unsigned seed = 5761;
-  CAPTURE(seed);
-  std::mt19937 rng(seed);
-  TempDir dir;
-  const std::int64_t B = 3, S = 54;
-  const int H = 9, Dl = 24, Dr = 8;
-  attn::TensorF q = random_tensor({B, H, Dl + Dr}, rng);
-  attn::TensorF kv = random_tensor({B, S, Dl + Dr}, rng);
-  attn::write_npy(dir / "q.npy", q);
-  attn::write_npy(dir / "kv.npy", kv);
-  const std::vector<std::int64_t> lens = {54, 0, 17};
-  write_lens(dir / "lens.npy", lens);
-  const Ran r = run_attnlab(
-      {"run", "--variant", "mla", "--q", dir / "q.npy", "--kv", dir / "kv.npy", "--latent-dim",
-       std::to_string(Dl), "--lens", dir / "lens.npy", "--out", dir / "o.npy"},
-      dir);
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  const attn::TensorF out = attn::read_npy_float(dir / "o.npy");
-  CHECK(out.shape == std::vector<std::int64_t>{B, H, Dl});
-  CHECK(max_diff(out, naive_decode(q, kv, nullptr, Dl, 0, lens, 1.0 / std::sqrt(Dl + Dr))) < 1e-5);
-
-  // --dtype bf16 on the CPU: the reference runs on bf16-rounded inputs.
-  attn::TensorF qb = q, kvb = kv;
-  for (float& x : qb.data) x = attn::round_to_bf16(x);
-  for (float& x : kvb.data) x = attn::round_to_bf16(x);
-  const Ran rb =
-      run_attnlab({"run", "--variant", "mla", "--q", dir / "q.npy", "--kv", dir / "kv.npy",
-                   "--latent-dim", std::to_string(Dl), "--dtype", "bf16", "--out", dir / "ob.npy"},
-                  dir);
-  REQUIRE(rb.code == 0);
-  const attn::TensorF ob = attn::read_npy_float(dir / "ob.npy");
-  CHECK(max_diff(ob, naive_decode(qb, kvb, nullptr, Dl, 0, {}, 1.0 / std::sqrt(Dl + Dr))) < 1e-5);
-  CHECK(max_diff(ob, naive_decode(q, kv, nullptr, Dl, 0, {}, 1.0 / std::sqrt(Dl + Dr))) > 1e-6);
-
-  // --dtype mxfp4 on the CPU: the cache in E2M1 blocks of 32 along each token's row (Dl + Dr =
-  // 32: one block), q in bf16, then the float64 reference.
-  attn::TensorF kvm = kv;
-  attn::round_to_mxfp4(kvm.data.data(), static_cast<std::size_t>(B * S), Dl + Dr);
-  const Ran rm =
-      run_attnlab({"run", "--variant", "mla", "--q", dir / "q.npy", "--kv", dir / "kv.npy",
-                   "--latent-dim", std::to_string(Dl), "--dtype", "mxfp4", "--out", dir / "om.npy"},
-                  dir);
-  INFO(rm.err);
-  REQUIRE(rm.code == 0);
-  CHECK(rm.out.find("mxfp4") != std::string::npos);
-  const attn::TensorF om = attn::read_npy_float(dir / "om.npy");
-  CHECK(max_diff(om, naive_decode(qb, kvm, nullptr, Dl, 0, {}, 1.0 / std::sqrt(Dl + Dr))) < 1e-5);
-  CHECK(max_diff(om, naive_decode(q, kv, nullptr, Dl, 0, {}, 1.0 / std::sqrt(Dl + Dr))) > 1e-4);
-}
-
-TEST_CASE("cli: run mla on packed batches and with several new tokens a sequence", "[cli]") {
-  const unsigned seed = 9127;
-  CAPTURE(seed);
-  std::mt19937 rng(seed);
-  TempDir dir;
-  const std::int64_t B = 3, S = 54;
-  const int H = 4, Dl = 24, Dr = 8, Dk = Dl + Dr;
-  const std::vector<std::int64_t> lens = {54, 7, 20};
-  attn::TensorF q = random_tensor({B, H, Dk}, rng);
-  attn::TensorF kv = random_tensor({B, S, Dk}, rng);
-  const double scale = 1.0 / std::sqrt(Dk);
-  // AMD's layout: kv [total_kv, 1, Dk] holding each sequence's valid rows back to back.
-  attn::TensorF packed({lens[0] + lens[1] + lens[2], 1, Dk});
-  std::vector<std::int64_t> kv_indptr = {0}, qo_indptr = {0, 1, 2, 3};
-  for (std::int64_t b = 0; b < B; ++b) {
-    std::copy_n(kv.data.begin() + b * S * Dk, lens[b] * Dk,
-                packed.data.begin() + kv_indptr.back() * Dk);
-    kv_indptr.push_back(kv_indptr.back() + lens[b]);
-  }
-  attn::write_npy(dir / "q.npy", q);
-  attn::write_npy(dir / "kv.npy", kv);
-  attn::write_npy(dir / "packed.npy", packed);
-  write_lens(dir / "qo.npy", qo_indptr);
-  write_lens(dir / "kvp.npy", kv_indptr);
-  write_lens(dir / "lens.npy", lens);
-  const Ran r =
-      run_attnlab({"run", "--variant", "mla", "--q", dir / "q.npy", "--kv", dir / "packed.npy",
-                   "--qo-indptr", dir / "qo.npy", "--kv-indptr", dir / "kvp.npy", "--latent-dim",
-                   std::to_string(Dl), "--out", dir / "o.npy"},
-                  dir);
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  const attn::TensorF o = attn::read_npy_float(dir / "o.npy");
-  CHECK(o.shape == std::vector<std::int64_t>{B, H, Dl});
-  CHECK(max_diff(o, naive_decode(q, kv, nullptr, Dl, 0, lens, scale)) < 1e-5);
-
-  // --q-len 2: q [B, 2, H, Dk]; new token t of sequence b sees its first lens[b] - 2 + t + 1.
-  const std::int64_t T = 2;
-  attn::TensorF q2 = random_tensor({B, T, H, Dk}, rng);
-  attn::write_npy(dir / "q2.npy", q2);
-  const Ran r2 = run_attnlab({"run", "--variant", "mla", "--q", dir / "q2.npy", "--kv",
-                              dir / "kv.npy", "--lens", dir / "lens.npy", "--q-len", "2",
-                              "--latent-dim", std::to_string(Dl), "--out", dir / "o2.npy"},
-                             dir);
-  INFO(r2.err);
-  REQUIRE(r2.code == 0);
-  const attn::TensorF o2 = attn::read_npy_float(dir / "o2.npy");
-  REQUIRE(o2.shape == std::vector<std::int64_t>{B, T, H, Dl});
-  for (std::int64_t t = 0; t < T; ++t) {
-    CAPTURE(t);
-    attn::TensorF qt({B, H, Dk}), ot({B, H, Dl});
-    std::vector<std::int64_t> lt(lens);
-    for (std::int64_t b = 0; b < B; ++b) {
-      std::copy_n(q2.data.begin() + (b * T + t) * H * Dk, H * Dk, qt.data.begin() + b * H * Dk);
-      std::copy_n(o2.data.begin() + (b * T + t) * H * Dl, H * Dl, ot.data.begin() + b * H * Dl);
-      lt[static_cast<std::size_t>(b)] = lens[static_cast<std::size_t>(b)] - T + t + 1;
-    }
-    CHECK(max_diff(ot, naive_decode(qt, kv, nullptr, Dl, 0, lt, scale)) < 1e-5);
-  }
-
-  // Bad input: each gives exit 2 and one error line naming what is wrong.
-  const auto bad = [&](std::vector<std::string> args, const std::string& needle) {
-    CAPTURE(needle);
-    const Ran e = run_attnlab(args, dir);
-    CHECK(e.code == 2);
-    CHECK(e.err.find("attnlab: error: ") == 0);
-    CHECK(e.err.find(needle) != std::string::npos);
-  };
-  const std::vector<std::string> base = {
-      "run",          "--variant",        "mla",          "--q", dir / "q.npy",
-      "--kv",         dir / "packed.npy", "--latent-dim", "24",  "--out",
-      dir / "bad.npy"};
-  auto with = [&](std::vector<std::string> extra) {
-    std::vector<std::string> a = base;
-    a.insert(a.end(), extra.begin(), extra.end());
-    return a;
-  };
-  bad(with({"--qo-indptr", dir / "qo.npy"}), "--kv-indptr");
-  bad(with({"--qo-indptr", dir / "qo.npy", "--kv-indptr", dir / "qo.npy"}), "the rows of kv");
-  write_lens(dir / "dec.npy", {0, 54, 50, 81});
-  bad(with({"--qo-indptr", dir / "qo.npy", "--kv-indptr", dir / "dec.npy"}), "decrease");
-  bad(with({"--qo-indptr", dir / "qo.npy", "--kv-indptr", dir / "kvp.npy", "--device", "gpu"}),
-      "--device cpu");
-  bad({"run", "--variant", "mla", "--q", dir / "q2.npy", "--kv", dir / "kv.npy", "--q-len", "3",
-       "--latent-dim", "24", "--out", dir / "bad.npy"},
-      "--q-len");
-  write_lens(dir / "short.npy", {54, 1, 20});
-  bad({"run", "--variant", "mla", "--q", dir / "q2.npy", "--kv", dir / "kv.npy", "--q-len", "2",
-       "--lens", dir / "short.npy", "--latent-dim", "24", "--out", dir / "bad.npy"},
-      "1 cached tokens for 2 new ones");
-  CHECK_FALSE(std::filesystem::exists(dir / "bad.npy"));
 }
 
 TEST_CASE("cli: bench runs a checked CPU case and prints the documented JSON", "[cli]") {
