@@ -40,6 +40,9 @@ const char* const kProjectedGpu = "MI355X";
 
 std::string us_text(double us) { return us > 0 ? attn::format_duration_us(us) : "-"; }
 
+// The name of a workload as the combo shows it (and, past the first, the suite's name).
+const char* workload_name(Workload w) { return kWorkloads[static_cast<int>(w)]; }
+
 // The cases of the chosen workload; `error` explains why there are none.
 std::vector<kern::BenchCase> workload_cases(App& app, std::string* error) {
   LatencyState& st = app.latency;
@@ -52,7 +55,7 @@ std::vector<kern::BenchCase> workload_cases(App& app, std::string* error) {
       return {kern::BenchCase::from_model(app.model, st.layer, app.batch, app.seq, dt)};
     }
     // Suites keep their own dtypes (amd-mixed-mla mixes bf16 and fp8; peers are bf16).
-    return kern::suite_cases(kWorkloads[static_cast<int>(st.workload)]);
+    return kern::suite_cases(workload_name(st.workload));
   } catch (const std::exception& e) {
     *error = e.what();
     return {};
@@ -104,12 +107,11 @@ void start_job(App& app) {
   kern::BenchOptions opt;
   opt.device = st.device == BenchTarget::kGpu ? kern::BenchDevice::kGpu : kern::BenchDevice::kCpu;
   opt.threads = latency_cpu_threads(st);
-  opt.suite = st.workload == Workload::kModelLayer
-                  ? std::string()
-                  : std::string(kWorkloads[static_cast<int>(st.workload)]);
+  opt.suite = st.workload == Workload::kModelLayer ? std::string()
+                                                   : std::string(workload_name(st.workload));
   opt.min_runs = std::max(1, st.min_runs);
   opt.min_seconds = std::max(0.0, static_cast<double>(st.min_seconds));
-  const std::string title = std::string(kWorkloads[static_cast<int>(st.workload)]) + " on " +
+  const std::string title = std::string(workload_name(st.workload)) + " on " +
                             (st.device == BenchTarget::kGpu ? "gpu" : "cpu");
   if (runner(st).start(std::move(cases), opt, title)) {
     st.job_error.clear();

@@ -135,6 +135,17 @@ std::vector<std::int64_t> load_lens(const std::string& file, std::int64_t batch,
   return lens;
 }
 
+// --latent-dim as Dl in 1 .. Dl + Dr, where Dl + Dr is the last dimension of the queries in
+// `q_file` (the error says where that upper bound comes from).
+int parse_latent_dim(const std::string& text, std::int64_t width, const std::string& q_file) {
+  try {
+    return static_cast<int>(parse_int("--latent-dim", text, 1, width));
+  } catch (const InputError& e) {
+    throw InputError(std::string(e.what()) + " (Dl <= Dl + Dr = " + std::to_string(width) +
+                     ", the last dim of " + q_file + ")");
+  }
+}
+
 attn::TensorF to_float(const std::vector<double>& d, Shape shape) {
   attn::TensorF t(std::move(shape));
   for (std::size_t i = 0; i < d.size(); ++i) t.data[i] = static_cast<float>(d[i]);
@@ -298,13 +309,7 @@ int RunCommand::run() {
                      static_cast<long long>(D), w ? format(", W %d", w).c_str() : "");
   } else {
     // ---- mla: kv [B, S, Dl + Dr] ------------------------------------------------------------
-    int Dl = 0;
-    try {
-      Dl = static_cast<int>(parse_int("--latent-dim", latent_dim, 1, D));
-    } catch (const InputError& e) {  // say where the upper bound comes from
-      throw InputError(std::string(e.what()) + " (Dl <= Dl + Dr = " + std::to_string(D) +
-                       ", the last dim of " + q + ")");
-    }
+    const int Dl = parse_latent_dim(latent_dim, D, q);
     attn::TensorF tkv = load_float(kv);
     const std::vector<std::string> kv_letters = {"B", "S", "Dl+Dr"};
     expect_shape(kv, kv_letters, {B, -1, D}, q + " and " + vflag, tkv.shape);
@@ -436,13 +441,7 @@ int RunCommand::run_mla_ragged(attn::DType dt, double scale_value) {
         format("mla B %lld, T %lld causal, S %lld, H %lld", static_cast<long long>(B),
                static_cast<long long>(T), static_cast<long long>(S), static_cast<long long>(H));
   }
-  int Dl = 0;
-  try {
-    Dl = static_cast<int>(parse_int("--latent-dim", latent_dim, 1, Dk));
-  } catch (const InputError& e) {
-    throw InputError(std::string(e.what()) + " (Dl <= Dl + Dr = " + std::to_string(Dk) +
-                     ", the last dim of " + q + ")");
-  }
+  const int Dl = parse_latent_dim(latent_dim, Dk, q);
   summary += format(", Dl %d, Dr %lld", Dl, static_cast<long long>(Dk - Dl));
   round_to_storage(tq, dt, false, q);
   round_to_storage(tkv, dt, true, kv);
