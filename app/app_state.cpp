@@ -122,3 +122,16 @@ void post_message(App& app, const std::string& text) {
 }
 
 }  // namespace app
+
+namespace app {
+
+const char* view_name(View v) {
+  switch (v) {
+    case View::kLearn: return "learn";
+    case View::kWorkbench: return "workbench";
+    case View::kCompare: return "compare";
+  }
+  return "learn";
+}
+
+}  // namespace app

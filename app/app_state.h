@@ -12,7 +12,7 @@
 #include "app/latency_state.h"
 #include "app/model_view_state.h"
 #include "app/panel_table.h"
-#include "app/tour_state.h"
+#include "app/learn_state.h"
 #include "app/ui_state.h"
 #include "attention/config.h"
 #include "attention/dtype.h"
@@ -62,7 +62,9 @@ struct App {
   DataFlowViewState data_flow;   // panel_data_flow.cpp
   AttentionViewState attention;  // panel_attention.cpp
   LatencyState latency;          // panel_latency.cpp
-  TourState tour;                // panel_tour.cpp
+  View view = View::kLearn;      // the lesson, the panels, or the comparison
+  LearnState learn;              // app/learn/
+  CompareState compare;          // compare_view.cpp
 };
 
 // Sets `model` from `base` (applying the what-if when enabled), records a rejected what-if in

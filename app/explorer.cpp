@@ -1,5 +1,5 @@
-// [SECTION] Options       --preset / --variant / --panel
-// [SECTION] Menus         Panels, Presets, Import, Export, View
+// [SECTION] Options       --preset / --variant / --panel / --learn / --compare
+// [SECTION] Menus         Learn | Workbench | Compare, Panels, Presets, File, View
 // [SECTION] Popups        import config.json, export (PNG, CSV, JSON)
 // [SECTION] Panels        the flat list, placed by app/layout.h
 // [SECTION] Status bar
@@ -12,7 +12,9 @@
 #include <imgui.h>
 #include <imgui_internal.h>
 
+#include "app/compare_view.h"
 #include "app/kv_table.h"
+#include "app/learn/learn_view.h"
 #include "app/enum_widgets.h"
 #include "app/layout.h"
 #include "app/panels.h"
@@ -31,9 +33,28 @@ float status_bar_height() { return ImGui::GetFrameHeight() + 4.0f; }
 
 // ---- [SECTION] Menus -----------------------------------------------------------------------
 
+// The three views, one click each, at the left of the menu bar.
+void view_switch(App& app) {
+  static const struct {
+    View view;
+    const char* label;
+    const char* tip;
+  } kViews[] = {
+      {View::kLearn, "Learn", "The lesson: each attention variant built up, one picture at a time"},
+      {View::kWorkbench, "Workbench", "The panels: model, KV cache, data flow, attention, latency"},
+      {View::kCompare, "Compare", "Variants or models side by side, on one scale"},
+  };
+  for (const auto& v : kViews) {
+    if (ImGui::MenuItem(v.label, nullptr, app.view == v.view)) app.view = v.view;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", v.tip);
+  }
+  ImGui::TextDisabled("|");
+}
+
 void draw_menus(App& app) {
   if (!ImGui::BeginMainMenuBar()) return;
-  if (ImGui::BeginMenu("Panels")) {
+  view_switch(app);
+  if (app.view == View::kWorkbench && ImGui::BeginMenu("Panels")) {
     for (const PanelInfo& p : kPanelTable) ImGui::MenuItem(p.menu, nullptr, &app.shown(p.id));
     ImGui::EndMenu();
   }
@@ -260,6 +281,35 @@ bool apply_explorer_options(App& app, const ExplorerOptions& opt, std::string* e
     if (error) *error = "unknown panel '" + opt.panel + "'";
     return false;
   }
+  if (opt.view == "workbench" || !opt.panel.empty()) app.view = View::kWorkbench;
+  if (opt.view == "learn") {
+    app.view = View::kLearn;
+    const auto& chapters = learn::chapters();
+    if (opt.learn_chapter > static_cast<int>(chapters.size())) {
+      if (error)
+        *error = "--learn: chapter " + std::to_string(opt.learn_chapter) + " does not exist (" +
+                 std::to_string(chapters.size()) + " chapters)";
+      return false;
+    }
+    const learn::Chapter& c = *chapters[static_cast<size_t>(opt.learn_chapter - 1)];
+    if (opt.learn_beat > c.beats) {
+      if (error)
+        *error = "--learn: chapter " + std::to_string(opt.learn_chapter) + " has " +
+                 std::to_string(c.beats) + " beats, found beat " + std::to_string(opt.learn_beat);
+      return false;
+    }
+    learn::go_to(app, opt.learn_chapter - 1, opt.learn_beat - 1);
+  }
+  if (opt.view == "compare") {
+    app.view = View::kCompare;
+    app.compare.columns.clear();
+    for (const std::string& item : opt.compare) {
+      if (attn::parse_variant(item))
+        app.compare.columns.push_back({"", item});
+      else
+        app.compare.columns.push_back({item, ""});
+    }
+  }
   return true;
 }
 
@@ -271,12 +321,35 @@ std::string device_summary(const kern::DeviceInfo& d) {
   return s;
 }
 
-void draw_frame(App& app) {
-  draw_menus(app);
-  app.ui.panel_ms.fill(0.0);
+// Runs a view's draw function, catching what it throws (as guarded() does for a panel).
+void guarded_view(App& app, const char* name, void (*draw)(App&)) {
+  const int depth = ImGui::GetCurrentContext()->CurrentWindowStack.Size;
+  try {
+    draw(app);
+  } catch (const std::exception& e) {
+    recover_window_stack(depth);
+    post_message(app, std::string(name) + " view: " + e.what());
+  }
+}
+
+void draw_workbench(App& app) {
   for (const PanelInfo& p : kPanelTable) {
     const int i = static_cast<int>(index_of(p.id));
     if (place(app, i, app.shown(p.id))) guarded(app, i, kPanelDraw[index_of(p.id)]);
+  }
+  if (!app.ui.focus_panel.empty()) {
+    ImGui::SetWindowFocus(app.ui.focus_panel.c_str());
+    app.ui.focus_panel.clear();
+  }
+}
+
+void draw_frame(App& app) {
+  draw_menus(app);
+  app.ui.panel_ms.fill(0.0);
+  switch (app.view) {
+    case View::kLearn: guarded_view(app, "learn", learn::draw_learn_view); break;
+    case View::kCompare: guarded_view(app, "compare", draw_compare_view); break;
+    case View::kWorkbench: draw_workbench(app); break;
   }
   draw_import_popup(app);
   draw_export_popup(app);

@@ -25,7 +25,6 @@ std::vector<PanelRect> default_layout(float w, float h, float top, float bottom,
   r[2] = rect(col0 + col_w, top, rest - col_w, row_h);                   // data-flow
   r[3] = rect(col0, top + row_h, col_w, area_h - row_h);                 // attention
   r[4] = rect(col0 + col_w, top + row_h, rest - col_w, area_h - row_h);  // latency
-  r[5] = rect(0, top + area_h * 0.45f, col0, area_h * 0.55f);  // tour (closed at first start)
   return r;
 }
 

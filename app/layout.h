@@ -5,9 +5,8 @@
 //   +---------+------------------+------------------+
 //   | model   | kv-cache         | data-flow        |
 //   |         +------------------+------------------+
-//   |  (tour) | attention        | latency          |
+//   |         | attention        | latency          |
 //   +---------+------------------+------------------+
-// The tour (closed at first start) opens over the lower part of the model column.
 #pragma once
 #include <string>
 #include <vector>

@@ -33,6 +33,7 @@
 #include "app/frame_measure.h"
 #include "app/frame_stats.h"
 #include "app/job_runner.h"
+#include "app/learn/learn_view.h"
 #include "app/png_export.h"
 #include "app/settings.h"
 #include "app/settings_saver.h"
@@ -174,6 +175,7 @@ struct Loop {
   ImTextureID font_texture_filtered = nullptr;
   std::vector<app::FrameRecord> records;
   int last_vertices = 0, last_commands = 0;
+  std::int64_t shot_start = 0;  // --learn all: the frame the current beat started on
   double first_frame_ms = 0;
   Clock::time_point t_start, t_prev, t_last_save;
   std::string last_saved;  // the settings JSON last handed to the saver
@@ -240,8 +242,23 @@ void run_frame(app::App& app, const app::ExplorerOptions& opt, const Window& w,
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   phase_done(app::FramePhase::kGlDraw);
-  // d. Pictures: the screenshot after N frames, or File > Export > PNG.
-  if (L.screenshot && app.frame >= opt.frames) {
+  // d. Pictures: the screenshot after N frames (--learn all: one per beat), or File > Export.
+  if (L.screenshot && opt.learn_all && app.frame - L.shot_start >= opt.frames) {
+    const std::string base = opt.screenshot.substr(0, opt.screenshot.size() - 4);
+    const std::string path = base + "-" + std::to_string(app.learn.chapter + 1) + "." +
+                             std::to_string(app.learn.beat + 1) + ".png";
+    try {
+      app::write_png_bottom_up(path, fb_w, fb_h, read_back_buffer(fb_w, fb_h));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "attnlab: error: %s\n", e.what());
+      L.exit_code = 2;
+      L.done = true;
+    }
+    const int chapter = app.learn.chapter, beat = app.learn.beat;
+    app::learn::next_beat(app);
+    if (app.learn.chapter == chapter && app.learn.beat == beat) L.done = true;  // the last one
+    L.shot_start = app.frame;
+  } else if (L.screenshot && !opt.learn_all && app.frame >= opt.frames) {
     rec.screenshot = true;
     try {
       app::write_png_bottom_up(opt.screenshot, fb_w, fb_h, read_back_buffer(fb_w, fb_h));

@@ -1,5 +1,5 @@
-// The explorer's panels, listed once: id, --panel name, window title, menu label and whether a
-// first start shows it. Layout, settings, frame stats, the CLI and the tour all read this table;
+// The Workbench's panels, listed once: id, --panel name, window title, menu label and whether a
+// first start shows it. Layout, settings, frame stats and the CLI read this table;
 // the draw functions, one file each, are listed in the same order in app/panels.h. No ImGui
 // here: the command line (which links no GUI code) reads the names too.
 #pragma once
@@ -11,8 +11,8 @@
 
 namespace app {
 
-enum class PanelId : int { kModel, kKvCache, kDataFlow, kAttention, kLatency, kTour };
-inline constexpr std::size_t kPanelCount = 6;
+enum class PanelId : int { kModel, kKvCache, kDataFlow, kAttention, kLatency };
+inline constexpr std::size_t kPanelCount = 5;
 
 struct PanelInfo {
   PanelId id;
@@ -28,7 +28,6 @@ inline constexpr std::array<PanelInfo, kPanelCount> kPanelTable = {{
     {PanelId::kDataFlow, "data-flow", "Data flow", "Data flow", true},
     {PanelId::kAttention, "attention", "Attention patterns", "Attention patterns", true},
     {PanelId::kLatency, "latency", "Decode latency", "Decode latency", true},
-    {PanelId::kTour, "tour", "Guided tour", "Guided tour", false},
 }};
 
 constexpr std::size_t index_of(PanelId id) { return static_cast<std::size_t>(id); }

@@ -13,11 +13,10 @@ void draw_kv_cache_panel(App& app);   // panel_kv_cache.cpp   --panel kv-cache
 void draw_data_flow_panel(App& app);  // panel_data_flow.cpp  --panel data-flow
 void draw_attention_panel(App& app);  // panel_attention.cpp  --panel attention
 void draw_latency_panel(App& app);    // panel_latency.cpp    --panel latency
-void draw_tour_panel(App& app);       // panel_tour.cpp       --panel tour
 
 // The draw functions in the order of kPanelTable (app/panel_table.h), indexed by PanelId.
 inline constexpr std::array<void (*)(App&), kPanelCount> kPanelDraw = {
     draw_model_panel,     draw_kv_cache_panel, draw_data_flow_panel,
-    draw_attention_panel, draw_latency_panel,  draw_tour_panel};
+    draw_attention_panel, draw_latency_panel};
 
 }  // namespace app

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "app/learn/learn_view.h"
 #include "attention/config.h"
 #include "attention/dtype.h"
 
@@ -67,9 +68,9 @@ Settings settings_from_app(const App& app) {
 
   s.model_view.import_path = app.model_view.import_path;
   s.model_view.local_per_global = app.model_view.local_per_global;
-  s.tour.step = app.tour.step;
-  s.tour.mla_heads = app.tour.mla_heads;
-  s.tour.gqa_kv_heads = app.tour.gqa_kv_heads;
+  s.learn.view = view_name(app.view);
+  s.learn.chapter = app.learn.chapter;
+  s.learn.beat = app.learn.beat;
   const LatencyState& l = app.latency;
   s.latency.workload = name_at(l.workload, kWorkloads);
   s.latency.device = name_at(l.device, kDevices);
@@ -114,11 +115,10 @@ void apply_settings(const Settings& s, App& app) {
 
   copy_path(app.model_view.import_path, s.model_view.import_path);
   app.model_view.local_per_global = s.model_view.local_per_global;
-  // The tour opens on the saved step without setting the panels up again (applied_step -1):
-  // the model and views are the ones restored here.
-  app.tour.step = s.tour.step;
-  app.tour.mla_heads = s.tour.mla_heads;
-  app.tour.gqa_kv_heads = s.tour.gqa_kv_heads;
+  app.view = s.learn.view == "workbench" ? View::kWorkbench
+             : s.learn.view == "compare"   ? View::kCompare
+                                           : View::kLearn;
+  learn::go_to(app, s.learn.chapter, s.learn.beat);
   LatencyState& l = app.latency;
   l.workload = choice_of<Workload>(s.latency.workload, kWorkloads);
   l.device = choice_of<BenchTarget>(s.latency.device, kDevices);

@@ -256,10 +256,10 @@ Settings read_settings(const std::string& text, const std::string& origin,
     m->read_string("import_path", s.model_view.import_path, kMaxPathField);
     m->read_int("local_per_global", s.model_view.local_per_global, 1, 64);
   }
-  if (const auto t = r.section("tour")) {
-    t->read_int("step", s.tour.step, 0, 63);
-    t->read_int("mla_heads", s.tour.mla_heads, 1, 256);
-    t->read_int("gqa_kv_heads", s.tour.gqa_kv_heads, 1, attn::Limits::kMaxHeads);
+  if (const auto t = r.section("learn")) {
+    t->read_choice("view", s.learn.view, {"learn", "workbench", "compare"});
+    t->read_int("chapter", s.learn.chapter, 0, 63);
+    t->read_int("beat", s.learn.beat, 0, 63);
   }
   if (const auto l = r.section("latency")) {
     LatencySettings& x = s.latency;
@@ -320,9 +320,7 @@ std::string settings_to_json(const Settings& s) {
   j["mla_naive"] = s.mla_naive;
   j["model_view"] = {{"import_path", s.model_view.import_path},
                      {"local_per_global", s.model_view.local_per_global}};
-  j["tour"] = {{"step", s.tour.step},
-               {"mla_heads", s.tour.mla_heads},
-               {"gqa_kv_heads", s.tour.gqa_kv_heads}};
+  j["learn"] = {{"view", s.learn.view}, {"chapter", s.learn.chapter}, {"beat", s.learn.beat}};
   const LatencySettings& l = s.latency;
   j["latency"] = {{"workload", l.workload},           {"device", l.device},
                   {"gpu_dtype", l.gpu_dtype},         {"layer", l.layer},

@@ -24,10 +24,10 @@ struct ModelViewSettings {
   std::string import_path;   // the model panel's config.json path field (< 1024 bytes)
   int local_per_global = 5;  // hybrid pattern editor: N sliding layers per full one
 };
-struct TourSettings {
-  int step = 0;          // 0-based; the tour clamps it to its step count
-  int mla_heads = 128;   // "where MLA stops being memory-bound": H
-  int gqa_kv_heads = 8;  // "what GQA's group size trades": Hkv
+struct LearnSettings {
+  std::string view = "learn";  // learn, workbench, compare: what the window shows
+  int chapter = 0;             // 0-based; clamped to the chapters there are
+  int beat = 0;                // 0-based; clamped to the chapter's beats
 };
 struct LatencySettings {
   std::string workload = "model";  // model (the model's layer), sweep, peers, amd-mixed-mla
@@ -79,7 +79,7 @@ struct Settings {
   float ui_scale = 1.0f;
   bool mla_naive = false;
   ModelViewSettings model_view;
-  TourSettings tour;
+  LearnSettings learn;
   LatencySettings latency;
   DataFlowSettings data_flow;
   AttentionSettings attention;

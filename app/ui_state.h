@@ -3,6 +3,8 @@
 #include <array>
 #include <string>
 
+#include "app/panel_table.h"
+
 namespace app {
 
 struct UiState {
@@ -15,10 +17,11 @@ struct UiState {
   // A PNG export asked for by the menu; main.cpp reads the framebuffer after the next render,
   // writes the file and clears this (the frame code never touches OpenGL).
   std::string png_request;
+  std::string focus_panel;  // a panel window to bring to the front next frame (its title)
   std::string status;  // last message, shown in the status bar
   // Time each panel took to build in the last frame (ms, panel_names() order; 0 when not
   // drawn), measured by draw_frame for the frame statistics (app/frame_stats.h).
-  std::array<double, 6> panel_ms{};
+  std::array<double, kPanelCount> panel_ms{};
 };
 
 }  // namespace app

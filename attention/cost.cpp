@@ -108,4 +108,21 @@ DecodeCost decode_cost_model(const ModelConfig& model, std::int64_t batch, std::
   return sum;
 }
 
+double mla_multi_token_flops(const ModelConfig& model, std::int64_t tokens, std::int64_t seq,
+                             MlaForm form) {
+  if (model.variant != Variant::kMla)
+    throw InputError("mla_multi_token_flops: the model is not MLA");
+  if (tokens < 1 || seq < 0)
+    throw InputError("mla_multi_token_flops: expected tokens >= 1 and seq >= 0, found " +
+                     std::to_string(tokens) + " and " + std::to_string(seq));
+  const double t = static_cast<double>(tokens), s = static_cast<double>(seq);
+  const double h = model.q_heads, dl = model.latent_dim, dr = model.rope_dim;
+  const double dn = model.qk_nope_dim, dv = model.value_dim;
+  const double pairs = t * s + t * (t + 1) / 2;
+  if (form == MlaForm::kAbsorbed)
+    return t * (2.0 * h * dn * dl + 2.0 * h * dl * dv) + 2.0 * h * pairs * (dl + dr) +
+           2.0 * h * pairs * dl;
+  return 2.0 * (s + t) * h * (dn + dv) * dl + 2.0 * h * pairs * (dn + dr) + 2.0 * h * pairs * dv;
+}
+
 }  // namespace attn

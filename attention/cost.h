@@ -33,4 +33,15 @@ DecodeCost decode_cost(const LayerShape& layer, std::int64_t batch, std::int64_t
 DecodeCost decode_cost_model(const ModelConfig& model, std::int64_t batch, std::int64_t seq,
                              DType kv_dt, MlaForm form = MlaForm::kAbsorbed);
 
+// FLOPs of one MLA layer taking `tokens` new tokens at once (a prefill, or a step of several
+// queries) over `seq` cached earlier tokens, causal among the new ones: new token i attends to
+// seq + i + 1 positions, T * seq + T (T + 1) / 2 pairs in all, for each of H heads and B = 1.
+//   naive:    K and V rebuilt once for each of the seq + T positions, then products at Dn + Dr
+//             (scores) and Dv (P.V)
+//   absorbed: the absorption once per new token, then products over the latent at Dl + Dr and Dl
+// With tokens = 1 this equals decode_cost's FLOPs at S = seq + 1. Throws InputError for a
+// model that is not MLA or counts below 0 (tokens below 1).
+double mla_multi_token_flops(const ModelConfig& model, std::int64_t tokens, std::int64_t seq,
+                             MlaForm form);
+
 }  // namespace attn

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Screenshot test of the explorer (needs an X display; ./test.sh starts its own Xvfb).
 #   tests/screenshot_test.sh <attnlab exe> <out dir>
-# Takes a picture of the whole window, of every panel alone (--panel), and of llama-3-8b under
-# two variants (MHA and MLA); checks that each PNG exists, is 1600x1000, is not blank, and that
-# the two variants differ. Exit 77 (skipped) without a display.
+# Takes a picture of the workbench, of every panel alone (--panel), of llama-3-8b under two
+# variants (MHA and MLA), of every beat of every Learn chapter (--learn all) and of the Compare
+# view; checks that each PNG exists, is 1600x1000 and is not blank, that the two variants
+# differ, and that every beat differs from the one before. Exit 77 (skipped) without a display.
 set -euo pipefail
 exe=${1:?usage: screenshot_test.sh <attnlab exe> <out dir>}
 out=${2:?usage: screenshot_test.sh <attnlab exe> <out dir>}
@@ -27,19 +28,26 @@ shoot() {  # name, then attnlab flags
   fi
 }
 
-shoot all --preset llama-3-8b
-for panel in model kv-cache data-flow attention latency tour; do
+shoot all --preset llama-3-8b --workbench
+for panel in model kv-cache data-flow attention latency; do
   shoot "panel-$panel" --preset llama-3-8b --panel "$panel"
 done
-shoot llama-3-8b-mha --preset llama-3-8b --variant mha
-shoot llama-3-8b-mla --preset llama-3-8b --variant mla
+shoot llama-3-8b-mha --preset llama-3-8b --variant mha --workbench
+shoot llama-3-8b-mla --preset llama-3-8b --variant mla --workbench
 shoot deepseek-v3-data-flow --preset deepseek-v3 --panel data-flow
+shoot compare --preset llama-3-8b --compare mha,gqa,mla,deepseek-v3
+# Every beat of the lesson in one run: learn-N.M.png, each after its animation settled.
+if ! "$exe" --screenshot "$out/learn.png" --size 1600x1000 --frames 75 --preset llama-3-8b \
+    --learn all 2>"$out/learn.err"; then
+  echo "FAIL: attnlab --screenshot learn.png --learn all: $(cat "$out/learn.err")"
+  exit 1
+fi
 
 # The frame-statistics mode of tools/frame_check.sh works: with a benchmark started from the
 # latency panel it renders on, prints its summary lines and exits 0 (no time is checked).
 mkdir -p "$out/stats"
 if ! ATTNLAB_FRAME_STATS=1 ATTNLAB_FRAME_BENCH=amd-mixed-mla ATTNLAB_FRAME_BENCH_THREADS=1 \
-    "$exe" --screenshot "$out/stats/bench.png" --frames 20 2>"$out/stats.err"; then
+    "$exe" --screenshot "$out/stats/bench.png" --frames 20 --workbench 2>"$out/stats.err"; then
   echo "FAIL: frame statistics with a benchmark: $(cat "$out/stats.err")"
   exit 1
 fi
@@ -99,6 +107,7 @@ def summary(raw, w):
 out = pathlib.Path(sys.argv[1])
 ok = True
 pictures = {}
+beats = []
 for png in sorted(out.glob("*.png")):
     try:
         w, h, raw = read_png(png)
@@ -106,6 +115,16 @@ for png in sorted(out.glob("*.png")):
         print(f"FAIL: {png.name}: {e}"); ok = False; continue
     if (w, h) != (1600, 1000):
         print(f"FAIL: {png.name}: {w}x{h}, expected 1600x1000"); ok = False; continue
+    if png.name.startswith("learn-"):
+        # The lesson's beats: a blank window compresses to a few KiB; each beat must also
+        # differ from the one before (the picture grows).
+        key = tuple(int(x) for x in png.name[6:-4].split("."))
+        beats.append((key, png.name, raw))
+        size = png.stat().st_size
+        status = "ok" if size > 40000 else "FAIL (blank?)"
+        print(f"{png.name}: {w}x{h}, {size} bytes: {status}")
+        ok &= size > 40000
+        continue
     colours = summary(raw, w)
     pictures[png.name] = raw
     status = "ok" if len(colours) >= 40 else "FAIL (blank?)"
@@ -114,6 +133,13 @@ for png in sorted(out.glob("*.png")):
 expected = 10
 if len(pictures) != expected:
     print(f"FAIL: {len(pictures)} pictures read, expected {expected}"); ok = False
+beats.sort()
+expected_beats = 36
+if len(beats) != expected_beats:
+    print(f"FAIL: {len(beats)} beats saved, expected {expected_beats}"); ok = False
+for (k0, n0, r0), (k1, n1, r1) in zip(beats, beats[1:]):
+    if r0 == r1:
+        print(f"FAIL: {n1} is the same picture as {n0}"); ok = False
 a, b = pictures.get("llama-3-8b-mha.png"), pictures.get("llama-3-8b-mla.png")
 if a is not None and b is not None:
     differing = sum(1 for x, y in zip(a, b) if x != y)

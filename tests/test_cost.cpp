@@ -5,6 +5,7 @@
 #include "attention/config.h"
 #include "attention/cost.h"
 #include "attention/error.h"
+#include "attention/presets.h"
 
 using namespace attn;
 
@@ -131,4 +132,34 @@ TEST_CASE("cost: a whole model sums its layers, each with its own window", "[cos
       decode_cost(ds.layer_shape(0), 1, 4096, DType::kBf16, MlaForm::kAbsorbed, &ds);
   CHECK(a.flops == Approx(61 * one.flops));
   CHECK(a.weight_bytes == Approx(61 * one.weight_bytes));
+}
+
+TEST_CASE("cost: MLA multi-token FLOPs reduce to the decode step at one token, and grow "
+          "causally",
+          "[cost][mla]") {
+  const attn::ModelConfig& ds = attn::find_preset("deepseek-v3");
+  for (std::int64_t s : {0, 1, 100, 32767}) {
+    CAPTURE(s);
+    for (attn::MlaForm form : {attn::MlaForm::kAbsorbed, attn::MlaForm::kNaive}) {
+      const double one = attn::mla_multi_token_flops(ds, 1, s, form);
+      const double step =
+          attn::decode_cost(ds.layer_shape(0), 1, s + 1, attn::DType::kBf16, form, &ds).flops;
+      CHECK(one == Approx(step).epsilon(1e-12));
+    }
+  }
+  // A prefill of T tokens: T (T + 1) / 2 causal pairs per head.
+  const double h = ds.q_heads, dl = ds.latent_dim, dr = ds.rope_dim;
+  const double t = 4096;
+  const double pairs = t * (t + 1) / 2;
+  const double absorbed = attn::mla_multi_token_flops(ds, 4096, 0, attn::MlaForm::kAbsorbed);
+  CHECK(absorbed == Approx(t * (2 * h * ds.qk_nope_dim * dl + 2 * h * dl * ds.value_dim) +
+                           2 * h * pairs * (2 * dl + dr)));
+  // Long prefills favour the naive form (K and V rebuilt once, products at 192 + 128).
+  CHECK(attn::mla_multi_token_flops(ds, 32768, 0, attn::MlaForm::kNaive) <
+        attn::mla_multi_token_flops(ds, 32768, 0, attn::MlaForm::kAbsorbed));
+  CHECK_THROWS_AS(attn::mla_multi_token_flops(attn::find_preset("llama-3-8b"), 1, 0,
+                                              attn::MlaForm::kAbsorbed),
+                  attn::InputError);
+  CHECK_THROWS_AS(attn::mla_multi_token_flops(ds, 0, 0, attn::MlaForm::kAbsorbed),
+                  attn::InputError);
 }

@@ -80,9 +80,11 @@ std::string limits_text() {
 
 // The explorer's flags (no subcommand): validated here, acted on by the GUI.
 struct ExplorerFlags {
-  std::string screenshot, preset, variant, panel, size, frames;
+  std::string screenshot, preset, variant, panel, size, frames, learn, compare;
+  bool workbench = false;
   CLI::Option *screenshot_opt = nullptr, *preset_opt = nullptr, *variant_opt = nullptr,
-              *panel_opt = nullptr, *size_opt = nullptr, *frames_opt = nullptr;
+              *panel_opt = nullptr, *size_opt = nullptr, *frames_opt = nullptr,
+              *learn_opt = nullptr, *compare_opt = nullptr, *workbench_opt = nullptr;
 
   void add(CLI::App& root) {
     screenshot_opt = root.add_option("--screenshot", screenshot,
@@ -98,6 +100,16 @@ struct ExplorerFlags {
     for (const auto& p : panel_names()) panels += (panels.empty() ? "" : ", ") + p;
     panel_opt = root.add_option("--panel", panel, "Explorer: panel to focus (" + panels + ")")
                     ->type_name("NAME");
+    learn_opt = root.add_option("--learn", learn,
+                                "Explorer: open the Learn view at chapter N, beat M (1-based); "
+                                "with --screenshot, 'all' saves every beat")
+                    ->type_name("N[.M]|all");
+    compare_opt = root.add_option("--compare", compare,
+                                  "Explorer: open the Compare view with 2 to 4 columns, each a "
+                                  "variant of the model (mha, mqa, gqa, swa, mla) or a preset")
+                      ->type_name("A,B[,C,D]");
+    workbench_opt =
+        root.add_flag("--workbench", workbench, "Explorer: open the Workbench (the six panels)");
     size_opt = root.add_option("--size", size, "Explorer: window size (default 1600x1000)")
                    ->type_name("WxH");
     frames_opt = root.add_option("--frames", frames,
@@ -140,6 +152,57 @@ struct ExplorerFlags {
         throw attn::InputError("--panel: expected one of " + known + ", found '" + panel + "'");
       }
       o.panel = panel;
+    }
+    const int views = (panel_opt->count() || workbench_opt->count() ? 1 : 0) +
+                      (learn_opt->count() ? 1 : 0) + (compare_opt->count() ? 1 : 0);
+    if (views > 1)
+      throw attn::InputError(
+          "--learn, --compare and --workbench/--panel each open another view: give one");
+    if (panel_opt->count() || workbench_opt->count()) o.view = "workbench";
+    if (learn_opt->count() && learn == "all") {
+      if (!screenshot_opt->count())
+        throw attn::InputError("--learn all: needs --screenshot OUT.png (each beat is saved as "
+                               "OUT-N.M.png)");
+      o.view = "learn";
+      o.learn_all = true;
+      o.learn_chapter = 1;
+      o.learn_beat = 1;
+    } else if (learn_opt->count()) {
+      o.view = "learn";
+      const auto dot = learn.find('.');
+      const std::string want = "--learn: expected N or N.M (chapter and beat, from 1), found '" +
+                               learn + "'";
+      try {
+        o.learn_chapter = static_cast<int>(cli::parse_int("--learn", learn.substr(0, dot), 1, 64));
+        o.learn_beat = dot == std::string::npos
+                           ? 1
+                           : static_cast<int>(cli::parse_int("--learn", learn.substr(dot + 1), 1, 64));
+      } catch (const attn::InputError&) {
+        throw attn::InputError(want);
+      }
+    }
+    if (compare_opt->count()) {
+      o.view = "compare";
+      std::string item;
+      for (size_t i = 0; i <= compare.size(); ++i) {
+        if (i < compare.size() && compare[i] != ',') {
+          item += compare[i];
+          continue;
+        }
+        if (!attn::parse_variant(item)) {
+          bool known = false;
+          for (const attn::ModelConfig& p : attn::presets()) known = known || p.name == item;
+          if (!known)
+            throw attn::InputError("--compare: '" + item +
+                                   "' is neither a variant (mha, mqa, gqa, swa, mla) nor a preset "
+                                   "(see 'attnlab presets')");
+        }
+        o.compare.push_back(item);
+        item.clear();
+      }
+      if (o.compare.size() < 2 || o.compare.size() > 4)
+        throw attn::InputError("--compare: expected 2 to 4 comma-separated columns, found " +
+                               std::to_string(o.compare.size()));
     }
     if (size_opt->count()) {
       const auto x = size.find_first_of("xX");

@@ -13,7 +13,17 @@ struct ExplorerOptions {
   std::string screenshot;  // empty: interactive; else save the window here as PNG and exit
   std::string preset;      // empty: last session's (or llama-3-8b)
   std::string variant;     // empty: the preset's own; else what-if variant name
-  std::string panel;       // empty: all panels; else that panel focused
+  std::string panel;       // empty: all panels; else that panel focused (implies the workbench)
+  // Which view opens: "" (the saved one; a first start or a screenshot: learn), "learn",
+  // "workbench" or "compare". --panel means the workbench, --learn the lesson, --compare the
+  // comparison.
+  std::string view;
+  int learn_chapter = 0;  // --learn N[.M]: 1-based chapter and beat (0 = not given)
+  int learn_beat = 0;
+  // --learn all (with --screenshot OUT.png): every beat in turn, each saved as OUT-N.M.png
+  // after --frames frames.
+  bool learn_all = false;
+  std::vector<std::string> compare;  // --compare a,b[,c[,d]]: variant or preset names
   int width = 1600;
   int height = 1000;
   int frames = 3;  // frames rendered before the screenshot

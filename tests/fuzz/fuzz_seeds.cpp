@@ -211,7 +211,7 @@ void settings_seeds(const fs::path& dir) {
   "show": {"model": true, "kv-cache": true, "data-flow": false, "attention": true, "latency": true, "tour": true},
   "ui_scale": 1.5, "mla_naive": true,
   "model_view": {"import_path": "/tmp/config.json", "local_per_global": 5},
-  "tour": {"step": 3, "mla_heads": 64, "gqa_kv_heads": 4},
+  "learn": {"view": "workbench", "chapter": 3, "beat": 1},
   "latency": {"workload": "sweep", "device": "cpu", "gpu_dtype": "fp8", "layer": 1, "cpu_threads": 2,
     "min_runs": 20, "min_seconds": 0.5, "plot_x": "B", "plot_all_sets": true, "import_path": "r.json",
     "export_path": "attnlab-results.csv", "export_format": "csv"},
@@ -222,7 +222,7 @@ void settings_seeds(const fs::path& dir) {
       R"({"tp": -1, "seq": 1e30, "ui_scale": "big", "kv_dtype": "fp3", "preset": 7,
   "show": [1, 2]})");
   put(dir / "bad_panel_values.json",
-      R"({"version": 2, "tour": {"step": -1}, "latency": {"workload": 3,
+      R"({"version": 2, "learn": {"chapter": -1}, "latency": {"workload": 3,
   "device": "tpu", "min_seconds": 9}, "attention": {"tokens": 1000}, "data_flow": [],
   "model_edit": {"name": "x", "num_layers": 2, "layers": ["full"]}})");
   put(dir / "truncated.json", R"({"preset": "llama-3-8b", "tp": )");

@@ -28,7 +28,7 @@ TEST_CASE("the default layout fills the work area and the panels open at start n
       CHECK(r[i].w >= 200);
       CHECK(r[i].h >= 200);
     }
-    // Panels 0..4 are open at first start (the tour, 5, is closed).
+    // The five panels are open at first start and never overlap.
     for (size_t i = 0; i < 5; ++i)
       for (size_t j = i + 1; j < 5; ++j) CHECK_FALSE(r[i].overlaps(r[j]));
     // Together they cover nearly all of the work area (gaps only).

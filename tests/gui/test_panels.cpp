@@ -93,7 +93,7 @@ TEST_CASE("the whole frame renders for several presets, variants, dtypes and TP"
       CAPTURE(preset, variant);
       app::App a = make_app(preset);
       REQUIRE(app::set_what_if_variant(a, variant));
-      a.shown(app::PanelId::kTour) = true;
+      a.view = app::View::kWorkbench;
       a.kv_dtype = variant == "mla" ? attn::DType::kFp8 : attn::DType::kMxfp4;
       a.tp = variant == "gqa" ? 8 : 1;
       REQUIRE_NOTHROW(frames_of(ui, a, app::draw_frame, 3));

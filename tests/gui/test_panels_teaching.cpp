@@ -1,5 +1,5 @@
-// The attention, latency and tour panels draw frames in a headless ImGui context (no backend,
-// no window) for every variant of a model and every tour step, without an ImGui assert; the
+// The attention and latency panels draw frames in a headless ImGui context (no backend, no
+// window) for every variant of a model, without an ImGui assert; the
 // latency panel keeps drawing while a CPU benchmark runs and takes its results when it ends.
 #include <catch2/catch.hpp>
 
@@ -43,20 +43,18 @@ app::App make_app(const std::string& preset) {
 void draw_mine(app::App& a) {
   app::draw_attention_panel(a);
   app::draw_latency_panel(a);
-  app::draw_tour_panel(a);
 }
 
 }  // namespace
 
 TEST_CASE(
-    "attention, latency and tour panels: every preset and every what-if variant draw without an "
+    "attention and latency panels: every preset and every what-if variant draw without an "
     "assert",
     "[gui][panels]") {
   HeadlessImGui imgui;
   for (const attn::ModelConfig& m : attn::presets()) {
     CAPTURE(m.name);
     app::App a = make_app(m.name);
-    a.shown(app::PanelId::kTour) = true;
     for (const char* v : {"", "mha", "mqa", "gqa", "swa", "mla"}) {
       CAPTURE(v);
       app::set_what_if_variant(a, v);
@@ -77,7 +75,7 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("attention, latency and tour panels: the attention masks are causal and windowed",
+TEST_CASE("attention and latency panels: the attention masks are causal and windowed",
           "[gui][panels]") {
   HeadlessImGui imgui;
   app::App a = make_app("mistral-7b-v0.1");  // all layers slide, W 4096 > T: picture window
@@ -103,28 +101,8 @@ TEST_CASE("attention, latency and tour panels: the attention masks are causal an
   }
 }
 
-TEST_CASE("attention, latency and tour panels: every tour step sets the panels up and draws",
-          "[gui][tour]") {
-  HeadlessImGui imgui;
-  app::App a = make_app("llama-3-8b");
-  a.shown(app::PanelId::kTour) = true;
-  REQUIRE(app::tour_step_count() >= 8);
-  for (int s = 0; s < app::tour_step_count(); ++s) {
-    CAPTURE(s);
-    a.tour.step = s;
-    for (int f = 0; f < 2; ++f) imgui.frame([&] { draw_mine(a); });
-    CHECK(a.tour.applied_step == s);
-    CHECK(a.model_error.empty());
-  }
-  a.tour.step = 0;  // the first step loads DeepSeek-V3 (MLA)
-  imgui.frame([&] { app::draw_tour_panel(a); });
-  CHECK(a.model.variant == attn::Variant::kMla);
-  CHECK(a.preset_name == "deepseek-v3");
-  CHECK(a.seq == 32768);
-}
-
 TEST_CASE(
-    "attention, latency and tour panels: the latency panel draws while a CPU job runs and collects "
+    "attention and latency panels: the latency panel draws while a CPU job runs and collects "
     "it",
     "[gui][latency]") {
   HeadlessImGui imgui;
@@ -176,7 +154,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "attention, latency and tour panels: the attention matrices are recomputed only when an input "
+    "attention and latency panels: the attention matrices are recomputed only when an input "
     "changes",
     "[gui][panels]") {
   HeadlessImGui imgui;

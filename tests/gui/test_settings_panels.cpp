@@ -32,9 +32,9 @@ int pick(std::mt19937& rng, int lo, int hi) {
 void randomise_panels(app::Settings& s, std::mt19937& rng) {
   s.model_view.import_path = "/tmp/cfg-" + std::to_string(pick(rng, 0, 9999)) + "/config.json";
   s.model_view.local_per_global = pick(rng, 1, 64);
-  s.tour.step = pick(rng, 0, 7);
-  s.tour.mla_heads = pick(rng, 1, 256);
-  s.tour.gqa_kv_heads = pick(rng, 1, 64);
+  s.learn.view = pick_of<std::string>(rng, {"learn", "workbench", "compare"});
+  s.learn.chapter = pick(rng, 0, 9);
+  s.learn.beat = pick(rng, 0, 1);
   app::LatencySettings& l = s.latency;
   l.workload = pick_of<std::string>(rng, {"model", "sweep", "peers", "amd-mixed-mla"});
   l.device = pick_of<std::string>(rng, {"cpu", "gpu"});
@@ -115,8 +115,9 @@ TEST_CASE("settings v2: the panels' choices come back into the App after a resta
     app::App a;
     app::apply_settings(s, a);
     // Every field is where its panel reads it ...
-    CHECK(a.tour.step == s.tour.step);
-    CHECK(a.tour.applied_step == -1);  // the tour does not set the panels up again on start
+    CHECK(app::view_name(a.view) == s.learn.view);
+    CHECK(a.learn.chapter == s.learn.chapter);
+    CHECK(a.learn.beat == s.learn.beat);
     CHECK(a.latency.cpu_threads == s.latency.cpu_threads);
     CHECK(std::string(a.latency.export_path) == s.latency.export_path);
     CHECK(a.attention.seed == static_cast<unsigned>(s.attention.seed));
@@ -156,11 +157,10 @@ TEST_CASE("settings v2: each bad per-panel value falls back alone, with a warnin
           "[gui][settings]") {
   // (JSON fragment, the field the warning must name). Each goes into an otherwise good file.
   const std::vector<std::pair<std::string, std::string>> bad = {
-      {R"("tour": {"step": -1})", "tour.step"},
-      {R"("tour": {"step": "three"})", "tour.step"},
-      {R"("tour": {"mla_heads": 0})", "tour.mla_heads"},
-      {R"("tour": {"gqa_kv_heads": 1e9})", "tour.gqa_kv_heads"},
-      {R"("tour": 3)", "tour"},
+      {R"("learn": {"chapter": -1})", "learn.chapter"},
+      {R"("learn": {"beat": "three"})", "learn.beat"},
+      {R"("learn": {"view": "everything"})", "learn.view"},
+      {R"("learn": 3)", "learn"},
       {R"("latency": {"workload": "everything"})", "latency.workload"},
       {R"("latency": {"device": "tpu"})", "latency.device"},
       {R"("latency": {"gpu_dtype": "fp4"})", "latency.gpu_dtype"},
@@ -250,7 +250,7 @@ TEST_CASE("settings v2: a version-1 file (no per-panel fields) loads without a w
   CHECK(l.settings.mla_naive);
   CHECK_FALSE(l.settings.edited_model.has_value());
   const app::Settings defaults;
-  CHECK(l.settings.tour.step == defaults.tour.step);
+  CHECK(l.settings.learn.view == defaults.learn.view);
   CHECK(l.settings.latency.workload == defaults.latency.workload);
   CHECK(l.settings.attention.tokens == defaults.attention.tokens);
   app::App a;
@@ -271,7 +271,7 @@ TEST_CASE("settings saver: the newest text is on disk after flush; failures are 
     for (int i = 0; i < 50; ++i) {
       app::Settings s;
       s.tp = 1 + i % 16;
-      s.tour.step = i % 8;
+      s.learn.chapter = i % 8;
       last = app::settings_to_json(s);
       saver.save(last);
     }

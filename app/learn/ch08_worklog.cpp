@@ -1,0 +1,146 @@
+// Chapter 8, the worklog: how the kernels reached the bandwidth limit, version by version, from
+// the worklog results file (assets/results/<gpu>-<date>-worklog.json) when one is recorded;
+// then where they stand against the peers timed beside them. Every bar is a recorded
+// measurement, labelled with its GPU, date and commit; nothing is drawn without one.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "app/cli/recorded.h"
+#include "app/learn/lesson_util.h"
+#include "app/style.h"
+#include "attention/units.h"
+
+namespace app::learn {
+namespace {
+
+// A peer's time counts only when it was timed on the same GPU as ours.
+bool peer_on_same_gpu(const RecordedResult& r) {
+  const std::string g = r.result.c.peer_gpu();
+  return r.result.c.peer_us > 0 && !g.empty() && r.gpu.find(g) != std::string::npos;
+}
+
+// The rows of the newest recorded file whose name contains `suite` ("worklog", "peers"); for
+// the peers, the newest file whose peers were timed on its own GPU.
+std::vector<RecordedResult> newest(const std::string& suite) {
+  std::string file;
+  std::string date;
+  for (const RecordedResult& r : recorded_gpu_results())
+    if (r.file.find("-" + suite + ".json") != std::string::npos && r.date > date &&
+        (suite != "peers" || peer_on_same_gpu(r))) {
+      date = r.date;
+      file = r.file;
+    }
+  std::vector<RecordedResult> v;
+  for (const RecordedResult& r : recorded_gpu_results())
+    if (r.file == file) v.push_back(r);
+  return v;
+}
+
+double share_of_probe(const kern::BenchResult& r) {
+  return r.probe_gbps > 0 ? r.gbps / r.probe_gbps : 0.0;
+}
+
+BeatText text(const Lesson& l) {
+  const std::vector<RecordedResult> work = newest("worklog");
+  const std::vector<RecordedResult> peers = newest("peers");
+  BeatText t;
+  if (!work.empty()) t.numbers.push_back({"worklog", work.front().provenance()});
+  if (!peers.empty()) t.numbers.push_back({"peers", peers.front().provenance()});
+  if (l.beat == 0) {
+    t.title = "version by version";
+    t.caption =
+        work.empty()
+            ? "No worklog is recorded in this build yet: `attnlab bench --suite worklog` on "
+              "a GPU records one, version by version, and this chapter draws it. Until "
+              "then it shows nothing rather than made-up figures."
+            : "Each bar is one kernel version on the same case: its measured time and its "
+              "share of the read bandwidth measured in the same run, " +
+                  work.front().provenance() + ".";
+  } else {
+    t.title = "against the peers";
+    int wins = 0;
+    for (const RecordedResult& r : peers)
+      if (peer_on_same_gpu(r) && r.result.median_us < r.result.c.peer_us) ++wins;
+    t.caption = peers.empty()
+                    ? "No peers results are recorded in this build."
+                    : "Where the kernels stand: " + std::to_string(peers.size()) +
+                          " suite rows timed beside their peers (PyTorch SDPA, SGLang's Triton "
+                          "kernel) on one GPU, " +
+                          peers.front().provenance() + "; ours is faster on " +
+                          std::to_string(wins) +
+                          " of them. Bars are median times, shorter is faster.";
+  }
+  return t;
+}
+
+WorkbenchSetup setup(const Lesson& l) {
+  WorkbenchSetup s;
+  s.seq = l.ctl->seq;
+  s.focus = PanelId::kLatency;
+  return s;
+}
+
+void draw(const Lesson& l, const Canvas& cv) {
+  ImDrawList* dl = cv.dl;
+  ImFont* cap = fonts().caption;
+  const ImU32 ink = vis::concept_color(vis::Concept::kInk);
+  const float beat = static_cast<float>(l.beat) + l.t;
+  const std::vector<RecordedResult> rows = newest(l.beat == 0 ? "worklog" : "peers");
+  if (rows.empty()) {
+    vis::text_at(dl, fonts().title, cv.at(0.5f, 0.42f), IM_COL32(150, 150, 150, 255),
+                 l.beat == 0 ? "no worklog recorded yet" : "no peers results recorded",
+                 vis::Align::kCenter);
+    return;
+  }
+  const float grow =
+      vis::phase(beat, static_cast<float>(l.beat), static_cast<float>(l.beat) + 0.9f);
+  double top = 0;
+  for (const RecordedResult& r : rows)
+    top = std::max({top, r.result.median_us, r.result.c.peer_us});
+  const size_t n = std::min<size_t>(rows.size(), 16);
+  const float pitch = (cv.size.y - 40) / static_cast<float>(n);
+  const float label_w = cv.size.x * 0.36f, x0 = cv.p0.x + 16 + label_w;
+  const float w = cv.size.x - label_w - 200;
+  for (size_t i = 0; i < n; ++i) {
+    const kern::BenchResult& r = rows[i].result;
+    const float y = cv.p0.y + 20 + pitch * static_cast<float>(i);
+    std::string label = r.c.label;
+    if (label.size() > 48) label = label.substr(0, 47) + "...";
+    vis::text_at(dl, nullptr, ImVec2(cv.p0.x + 16, y + 2), ink, label);
+    const float bh = std::max(4.0f, pitch * 0.38f);
+    const float ours = w * static_cast<float>(r.median_us / top) * grow;
+    dl->AddRectFilled(ImVec2(x0, y), ImVec2(x0 + std::max(2.0f, ours), y + bh),
+                      vis::concept_color(vis::Concept::kValue));
+    vis::text_at(
+        dl, nullptr, ImVec2(x0 + ours + 6, y - 1), ink,
+        attn::format_duration_us(r.median_us) +
+            (share_of_probe(r) > 0
+                 ? "  " + std::to_string(static_cast<int>(std::lround(100 * share_of_probe(r)))) +
+                       "% of read probe"
+                 : std::string()));
+    if (peer_on_same_gpu(rows[i])) {
+      const float peer = w * static_cast<float>(r.c.peer_us / top) * grow;
+      dl->AddRectFilled(ImVec2(x0, y + bh + 1), ImVec2(x0 + std::max(2.0f, peer), y + 2 * bh + 1),
+                        IM_COL32(150, 150, 150, 200));
+      vis::text_at(dl, nullptr, ImVec2(x0 + peer + 6, y + bh - 2), IM_COL32(170, 170, 170, 255),
+                   attn::format_duration_us(r.c.peer_us));
+    }
+  }
+  vis::text_at(dl, cap, ImVec2(cv.p0.x + cv.size.x - 16, cv.p0.y + cv.size.y - 30),
+               IM_COL32(170, 170, 170, 255),
+               l.beat == 0 ? rows.front().provenance()
+                           : "green: attnlab   grey: " + rows.front().result.c.peer_name,
+               vis::Align::kRight);
+}
+
+}  // namespace
+
+const Chapter& chapter_worklog() {
+  static const Chapter c{
+      "The worklog", "How did the kernels reach the bandwidth limit?", 2, text, setup, nullptr,
+      draw};
+  return c;
+}
+
+}  // namespace app::learn
