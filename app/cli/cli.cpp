@@ -243,10 +243,12 @@ CliOutcome run_cli_impl(int argc, char** argv) {
   cli::KvCommand kv;
   cli::RunCommand run;
   cli::BenchCommand bench;
+  cli::CompareCommand compare;
   presets.add(root);
   kv.add(root);
   run.add(root);
   bench.add(root);
+  compare.add(root);
 
   try {
     root.parse(argc, argv);
@@ -274,6 +276,8 @@ CliOutcome run_cli_impl(int argc, char** argv) {
     outcome.exit_code = run.run();
   else if (bench.sub->parsed())
     outcome.exit_code = bench.run();
+  else if (compare.sub->parsed())
+    outcome.exit_code = compare.run();
   else {
     outcome.explorer = explorer.validate();
     outcome.open_explorer = true;

@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <string>
 
+#include "attention/config.h"
 #include "attention/dtype.h"
 #include "attention/tensor.h"
+#include "kernels/bench.h"
 
 namespace CLI {
 class App;
@@ -70,11 +72,23 @@ struct RunCommand {
   int finish(const attn::TensorF& tout, const std::string& summary, bool gpu, attn::DType dt);
 };
 
+// The flags of one benchmark case (--variant, --batch, --seq, heads, dims, --window, --scale),
+// shared by bench and compare.
+struct CaseFlags {
+  std::string variant, batch, seq, q_heads, kv_heads, head_dim, window, latent_dim, rope_dim, scale;
+  void add(CLI::App* sub, const char* variant_help);
+  attn::Variant variant_of() const;  // --variant, checked
+  // The case the given flags describe (defaults for the rest; dtype left as BenchCase's).
+  kern::BenchCase parse(CLI::App* sub) const;
+};
+// "mla B64 S8192 H16 Dl512 Dr64", "gqa B1 S4096 Hq32 Hkv8 D128 W4096".
+std::string bench_case_text(const kern::BenchCase& c);
+
 struct BenchCommand {
   CLI::App* sub = nullptr;
   CLI::Option* json_opt = nullptr;
-  std::string variant, batch, seq, q_heads, kv_heads, head_dim, window, latent_dim, rope_dim, scale,
-      device, dtype, suite, json, threads, min_runs, min_seconds;
+  CaseFlags shape;
+  std::string device, dtype, suite, json, threads, min_runs, min_seconds;
   void add(CLI::App& root);
   int run();
 };
@@ -82,5 +96,14 @@ struct BenchCommand {
 // The device a command is using, so an out-of-memory error can be told apart (exit 3 on the
 // GPU, 2 on the host).
 extern bool g_using_gpu;
+
+struct CompareCommand {
+  CLI::App* sub = nullptr;
+  CLI::Option* json_opt = nullptr;
+  CaseFlags shape;
+  std::string device, dtype, seed, json, threads, min_runs, min_seconds;
+  void add(CLI::App& root);
+  int run();
+};
 
 }  // namespace app::cli

@@ -81,14 +81,10 @@ std::string report_table(const kern::BenchReport& rep) {
 
 }  // namespace
 
-void BenchCommand::add(CLI::App& root) {
-  sub = root.add_subcommand(
-      "bench",
-      "Benchmark decode attention: one case from flags, or --suite peers|amd-mixed-mla|sweep.\n"
-      "Checks against the CPU reference, warms up, rotates inputs past the caches, reports the\n"
-      "median (min, max) of many runs and GB/s beside a streaming-read probe of the same run.");
-  sub->add_option("--variant", variant, "mha, mqa, gqa, swa or mla (a filter with --suite)")
-      ->type_name("V");
+std::string bench_case_text(const kern::BenchCase& c) { return case_text(c); }
+
+void CaseFlags::add(CLI::App* sub, const char* variant_help) {
+  sub->add_option("--variant", variant, variant_help)->type_name("V");
   sub->add_option("--batch", batch, "B (default 1)")->type_name("B");
   sub->add_option("--seq", seq, "S (default 4096)")->type_name("S");
   sub->add_option("--q-heads", q_heads, "Hq (default 32, mla 16)")->type_name("Hq");
@@ -100,6 +96,57 @@ void BenchCommand::add(CLI::App& root) {
   sub->add_option("--rope-dim", rope_dim, "Dr (mla, default 64)")->type_name("Dr");
   sub->add_option("--scale", scale, "Softmax scale (default 1/sqrt(D), mla 1/sqrt(Dl+Dr))")
       ->type_name("X");
+}
+
+attn::Variant CaseFlags::variant_of() const {
+  const auto v = attn::parse_variant(variant);
+  if (!v)
+    throw InputError("--variant: expected one of mha, mqa, gqa, swa, mla, found '" + variant + "'");
+  return *v;
+}
+
+kern::BenchCase CaseFlags::parse(CLI::App* sub) const {
+  auto given = [&](const char* flag) { return sub->count(flag) > 0; };
+  using L = attn::Limits;
+  kern::BenchCase c;
+  c.variant = variant_of();
+  const bool mla = c.variant == attn::Variant::kMla;
+  if (given("--batch")) c.batch = parse_int("--batch", batch, 1, L::kMaxBatch);
+  if (given("--seq")) c.seq = parse_int("--seq", seq, 1, L::kMaxSeq);
+  c.q_heads = mla ? 16 : 32;
+  if (given("--q-heads"))
+    c.q_heads = static_cast<int>(parse_int("--q-heads", q_heads, 1, L::kMaxHeads));
+  c.kv_heads = c.variant == attn::Variant::kMha            ? c.q_heads
+               : (c.variant == attn::Variant::kMqa || mla) ? 1
+                                                           : 8;
+  if (given("--kv-heads"))
+    c.kv_heads = static_cast<int>(parse_int("--kv-heads", kv_heads, 1, L::kMaxHeads));
+  if (given("--window")) c.window = static_cast<int>(parse_int("--window", window, 1, L::kMaxSeq));
+  if (mla) {
+    c.latent_dim = 512;
+    c.rope_dim = 64;
+    if (given("--latent-dim"))
+      c.latent_dim = static_cast<int>(parse_int("--latent-dim", latent_dim, 1, L::kMaxHeadDim));
+    if (given("--rope-dim"))
+      c.rope_dim = static_cast<int>(parse_int("--rope-dim", rope_dim, 0, L::kMaxHeadDim));
+    c.head_dim = c.latent_dim + c.rope_dim;
+  } else {
+    if (given("--latent-dim") || given("--rope-dim"))
+      throw InputError("--latent-dim/--rope-dim: only used by --variant mla");
+  }
+  if (given("--head-dim"))
+    c.head_dim = static_cast<int>(parse_int("--head-dim", head_dim, 1, 2 * L::kMaxHeadDim));
+  if (given("--scale")) c.scale = parse_positive("--scale", scale);
+  return c;
+}
+
+void BenchCommand::add(CLI::App& root) {
+  sub = root.add_subcommand(
+      "bench",
+      "Benchmark decode attention: one case from flags, or --suite peers|amd-mixed-mla|sweep.\n"
+      "Checks against the CPU reference, warms up, rotates inputs past the caches, reports the\n"
+      "median (min, max) of many runs and GB/s beside a streaming-read probe of the same run.");
+  shape.add(sub, "mha, mqa, gqa, swa or mla (a filter with --suite)");
   sub->add_option("--device", device, "cpu (default) or gpu")->type_name("cpu|gpu");
   sub->add_option("--dtype", dtype, "gpu: bf16 (default), fp16, fp8; cpu: fp32")->type_name("DT");
   sub->add_option("--suite", suite, "peers, amd-mixed-mla or sweep")->type_name("NAME");
@@ -131,12 +178,7 @@ int BenchCommand::run() {
                        "bf16, fp16 and fp8 need --device gpu");
   }
   std::optional<attn::Variant> var;
-  if (given("--variant")) {
-    var = attn::parse_variant(variant);
-    if (!var)
-      throw InputError("--variant: expected one of mha, mqa, gqa, swa, mla, found '" + variant +
-                       "'");
-  }
+  if (given("--variant")) var = shape.variant_of();
 
   kern::BenchOptions opt;
   opt.device = gpu ? kern::BenchDevice::kGpu : kern::BenchDevice::kCpu;
@@ -168,42 +210,12 @@ int BenchCommand::run() {
       if (!dup) cases.push_back(c);
     }
     if (cases.empty())
-      throw InputError("--variant " + variant + ": suite " + suite + " has no such case");
+      throw InputError("--variant " + shape.variant + ": suite " + suite + " has no such case");
     opt.suite = suite;
   } else {
     if (!var) throw InputError("bench: needs --variant V or --suite NAME");
-    using L = attn::Limits;
-    kern::BenchCase c;
-    c.variant = *var;
+    kern::BenchCase c = shape.parse(sub);
     c.dtype = dt;
-    const bool mla = *var == attn::Variant::kMla;
-    if (given("--batch")) c.batch = parse_int("--batch", batch, 1, L::kMaxBatch);
-    if (given("--seq")) c.seq = parse_int("--seq", seq, 1, L::kMaxSeq);
-    c.q_heads = mla ? 16 : 32;
-    if (given("--q-heads"))
-      c.q_heads = static_cast<int>(parse_int("--q-heads", q_heads, 1, L::kMaxHeads));
-    c.kv_heads = *var == attn::Variant::kMha            ? c.q_heads
-                 : (*var == attn::Variant::kMqa || mla) ? 1
-                                                        : 8;
-    if (given("--kv-heads"))
-      c.kv_heads = static_cast<int>(parse_int("--kv-heads", kv_heads, 1, L::kMaxHeads));
-    if (given("--window"))
-      c.window = static_cast<int>(parse_int("--window", window, 1, L::kMaxSeq));
-    if (mla) {
-      c.latent_dim = 512;
-      c.rope_dim = 64;
-      if (given("--latent-dim"))
-        c.latent_dim = static_cast<int>(parse_int("--latent-dim", latent_dim, 1, L::kMaxHeadDim));
-      if (given("--rope-dim"))
-        c.rope_dim = static_cast<int>(parse_int("--rope-dim", rope_dim, 0, L::kMaxHeadDim));
-      c.head_dim = c.latent_dim + c.rope_dim;
-    } else {
-      if (given("--latent-dim") || given("--rope-dim"))
-        throw InputError("--latent-dim/--rope-dim: only used by --variant mla");
-    }
-    if (given("--head-dim"))
-      c.head_dim = static_cast<int>(parse_int("--head-dim", head_dim, 1, 2 * L::kMaxHeadDim));
-    if (given("--scale")) c.scale = parse_positive("--scale", scale);
     c.label = "single: " + case_text(c);
     c.validate();
     cases.push_back(c);
