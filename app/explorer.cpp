@@ -13,6 +13,7 @@
 #include <imgui_internal.h>
 
 #include "app/compare_view.h"
+#include "app/latency_side_by_side.h"
 #include "app/kv_table.h"
 #include "app/learn/learn_view.h"
 #include "app/enum_widgets.h"
@@ -282,6 +283,7 @@ bool apply_explorer_options(App& app, const ExplorerOptions& opt, std::string* e
     return false;
   }
   if (opt.view == "workbench" || !opt.panel.empty()) app.view = View::kWorkbench;
+  if (!opt.start.empty()) app.shown(PanelId::kLatency) = true;
   if (opt.view == "learn") {
     app.view = View::kLearn;
     const auto& chapters = learn::chapters();
@@ -311,6 +313,27 @@ bool apply_explorer_options(App& app, const ExplorerOptions& opt, std::string* e
     }
   }
   return true;
+}
+
+bool start_option_job(App& app, const std::string& start, std::string* error) {
+  LatencyState& st = app.latency;
+  bool ok = false;
+  if (start == "side-by-side") {
+    ok = start_side_by_side(app);
+  } else {
+    const auto colon = start.find(':');
+    const auto w =
+        colon == std::string::npos ? std::nullopt : latency_workload(start.substr(colon + 1));
+    if (!w) {
+      if (error) *error = "--start: unknown job '" + start + "'";
+      return false;
+    }
+    st.device = start.compare(0, colon, "gpu") == 0 ? BenchTarget::kGpu : BenchTarget::kCpu;
+    st.workload = *w;
+    ok = start_latency_job(app);
+  }
+  if (!ok && error) *error = "--start " + start + ": " + st.job_error;
+  return ok;
 }
 
 std::string device_summary(const kern::DeviceInfo& d) {
@@ -347,9 +370,15 @@ void draw_frame(App& app) {
   draw_menus(app);
   app.ui.panel_ms.fill(0.0);
   switch (app.view) {
-    case View::kLearn: guarded_view(app, "learn", learn::draw_learn_view); break;
-    case View::kCompare: guarded_view(app, "compare", draw_compare_view); break;
-    case View::kWorkbench: draw_workbench(app); break;
+    case View::kLearn:
+      guarded_view(app, "learn", learn::draw_learn_view);
+      break;
+    case View::kCompare:
+      guarded_view(app, "compare", draw_compare_view);
+      break;
+    case View::kWorkbench:
+      draw_workbench(app);
+      break;
   }
   draw_import_popup(app);
   draw_export_popup(app);

@@ -17,6 +17,10 @@ bool apply_explorer_options(App& app, const ExplorerOptions& opt, std::string* e
 // panel is caught, posted as a message, and the frame goes on.
 void draw_frame(App& app);
 
+// Starts the job --start names ("side-by-side", "cpu:W", "gpu:W") as the latency panel's
+// buttons do. False, with `error` set, when it could not start (a job already runs, no cases).
+bool start_option_job(App& app, const std::string& start, std::string* error);
+
 // The status-bar text for the device: "GPU: NVIDIA H200, 139.8 GiB" or "no GPU: CPU only (...)".
 std::string device_summary(const kern::DeviceInfo& d);
 

@@ -63,6 +63,43 @@ void JobRunner::join_if_finished() {
 
 bool JobRunner::start(std::vector<kern::BenchCase> cases, kern::BenchOptions opt,
                       std::string title) {
+  const int total = static_cast<int>(cases.size());
+  const std::string first = cases.empty() ? std::string() : case_label(cases.front());
+  const kern::BenchDevice device = opt.device;
+  Work work = [this, cases = std::move(cases), opt = std::move(opt)](JobOutcome& out) mutable {
+    // An invalid case fails the whole job before anything runs, with the case named.
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      try {
+        cases[i].validate();
+      } catch (const std::exception& e) {
+        throw std::runtime_error("case " + std::to_string(i + 1) + " (" + case_label(cases[i]) +
+                                 "): " + e.what());
+      }
+    }
+    opt.cancel = &cancel_;
+    opt.progress = [this](int i, int n, const kern::BenchCase& c) {
+      const std::string label = case_label(c);
+      std::lock_guard<std::mutex> lock(mu_);
+      progress_.index = i;
+      progress_.total = n;
+      progress_.case_label = label;
+    };
+    out.report = kern::run_bench(cases, opt);
+  };
+  return start_work(std::move(work), device, std::move(title), total, first);
+}
+
+bool JobRunner::start_side_by_side(kern::BenchCase c, SideBySideOptions opt, std::string title) {
+  const std::string label = case_label(c);
+  Work work = [this, c, opt](JobOutcome& out) mutable {
+    opt.cancel = &cancel_;
+    out.side_by_side = std::make_shared<SideBySide>(run_side_by_side(c, opt));
+  };
+  return start_work(std::move(work), kern::BenchDevice::kGpu, std::move(title), 1, label);
+}
+
+bool JobRunner::start_work(Work work, kern::BenchDevice device, std::string title, int total,
+                           std::string first_label) {
   if (!finished_) return false;
   join_if_finished();
   cancel_ = false;
@@ -73,11 +110,11 @@ bool JobRunner::start(std::vector<kern::BenchCase> cases, kern::BenchOptions opt
     progress_ = JobProgress{};
     progress_.state = JobState::kRunning;
     progress_.title = std::move(title);
-    progress_.total = static_cast<int>(cases.size());
-    if (!cases.empty()) progress_.case_label = case_label(cases.front());
+    progress_.total = total;
+    progress_.case_label = std::move(first_label);
     outcome_.reset();
   }
-  worker_ = std::thread(&JobRunner::run, this, std::move(cases), std::move(opt));
+  worker_ = std::thread(&JobRunner::run, this, std::move(work), device);
   return true;
 }
 
@@ -111,29 +148,12 @@ void lower_this_thread_priority(kern::BenchDevice device) {
 
 }  // namespace
 
-void JobRunner::run(std::vector<kern::BenchCase> cases, kern::BenchOptions opt) {
-  lower_this_thread_priority(opt.device);
+void JobRunner::run(Work work, kern::BenchDevice device) {
+  lower_this_thread_priority(device);
   JobOutcome out;
   out.state = JobState::kDone;
   try {
-    // An invalid case fails the whole job before anything runs, with the case named.
-    for (std::size_t i = 0; i < cases.size(); ++i) {
-      try {
-        cases[i].validate();
-      } catch (const std::exception& e) {
-        throw std::runtime_error("case " + std::to_string(i + 1) + " (" + case_label(cases[i]) +
-                                 "): " + e.what());
-      }
-    }
-    opt.cancel = &cancel_;
-    opt.progress = [this](int i, int n, const kern::BenchCase& c) {
-      const std::string label = case_label(c);
-      std::lock_guard<std::mutex> lock(mu_);
-      progress_.index = i;
-      progress_.total = n;
-      progress_.case_label = label;
-    };
-    out.report = kern::run_bench(cases, opt);
+    work(out);
     if (cancel_) out.state = JobState::kCancelled;
   } catch (const std::exception& e) {
     out.state = JobState::kFailed;

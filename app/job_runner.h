@@ -1,5 +1,6 @@
 // The explorer's background job: one std::thread that runs kern::run_bench (the same code as
-// `attnlab bench`), so nothing slow ever runs on the UI thread.
+// `attnlab bench`) or a side-by-side run (the same code as `attnlab compare`), so nothing slow
+// ever runs on the UI thread.
 //
 // Contract: the UI thread calls start(), cancel(), progress() and take_outcome(), none of which
 // block on the benchmark (they take a mutex that the worker holds only to copy a few fields).
@@ -9,11 +10,14 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "app/cli/side_by_side.h"
 #include "kernels/bench.h"
 
 namespace app {
@@ -38,6 +42,7 @@ struct JobOutcome {
   std::string title;
   std::string error;         // kFailed: why (device unusable, invalid case, ...)
   kern::BenchReport report;  // kDone; kCancelled: the cases finished before the cancel
+  std::shared_ptr<SideBySide> side_by_side;  // a side-by-side job's result (kDone)
   double elapsed_s = 0;
 };
 
@@ -54,6 +59,8 @@ class JobRunner {
   // Starts the cases on the worker thread. Returns false (and does nothing) while a job runs.
   // opt.cancel and opt.progress are set by the runner; the caller's values are ignored.
   bool start(std::vector<kern::BenchCase> cases, kern::BenchOptions opt, std::string title);
+  // Runs one case side by side (app/cli/side_by_side.h); the outcome's side_by_side holds it.
+  bool start_side_by_side(kern::BenchCase c, SideBySideOptions opt, std::string title);
   // Asks the running job to stop after the current repetition; no effect when idle.
   void cancel();
   bool running() const;
@@ -63,7 +70,10 @@ class JobRunner {
   std::optional<JobOutcome> take_outcome();
 
  private:
-  void run(std::vector<kern::BenchCase> cases, kern::BenchOptions opt);
+  using Work = std::function<void(JobOutcome&)>;
+  bool start_work(Work work, kern::BenchDevice device, std::string title, int total,
+                  std::string first_label);
+  void run(Work work, kern::BenchDevice device);
   void join_if_finished();
 
   mutable std::mutex mu_;

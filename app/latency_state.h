@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/side_by_side.h"
 #include "kernels/bench.h"
 
 namespace app {
@@ -26,7 +27,7 @@ enum class BenchTarget : int { kCpu, kGpu };
 enum class GpuDtype : int { kBf16, kFp16, kFp8 };  // GPU storage; the CPU runs fp32
 enum class PlotAxis : int { kSeq, kBatch };
 enum class ExportFormat : int { kJson, kCsv };
-enum class LatencyTab : int { kNone = -1, kTable, kCpuVsGpu, kPlots, kRoofline };
+enum class LatencyTab : int { kNone = -1, kTable, kSideBySide, kPlots, kRoofline };
 
 struct App;
 // Starts the latency panel's chosen workload in the background (as its Run button does); false
@@ -34,6 +35,9 @@ struct App;
 // tour. panel_latency.cpp.
 bool start_latency_job(App& app);
 bool latency_job_running(const App& app);
+// Starts the side-by-side run of the model's layer (the latency panel's layer, B and S, and its
+// GPU dtype) in the background; false while a job runs (the reason in job_error).
+bool start_side_by_side(App& app);
 // The workload called `name` ("model", "sweep", "peers", "amd-mixed-mla"), if any.
 std::optional<Workload> latency_workload(const std::string& name);
 struct LatencyState;
@@ -67,6 +71,9 @@ struct LatencyState {
   char import_path[1024] = "";
   char export_path[1024] = "attnlab-results.json";
   ExportFormat export_format = ExportFormat::kJson;
+  // The last side-by-side run (the "Side by side" tab, the Learn view's "Measure it").
+  std::shared_ptr<SideBySide> side_by_side;
+  bool side_by_side_running = false;  // the runner's job is a side-by-side one
   std::string io_message;  // result of the last import / export
   bool io_error = false;
 };

@@ -176,6 +176,8 @@ struct Loop {
   std::vector<app::FrameRecord> records;
   int last_vertices = 0, last_commands = 0;
   std::int64_t shot_start = 0;  // --learn all: the frame the current beat started on
+  bool start_pending = false;   // --start: the job is started after the first frame
+  int idle_frames = 0;          // --start: frames begun with the job finished (results shown)
   double first_frame_ms = 0;
   Clock::time_point t_start, t_prev, t_last_save;
   std::string last_saved;  // the settings JSON last handed to the saver
@@ -189,6 +191,7 @@ void run_frame(app::App& app, const app::ExplorerOptions& opt, const Window& w,
   app::FrameRecord rec;
   rec.frame = app.frame;
   rec.job_running = app::latency_job_running(app);
+  L.idle_frames = (L.start_pending || rec.job_running) ? 0 : L.idle_frames + 1;
   Clock::time_point t_phase = L.t_prev;  // the frame starts where the last one ended
   const auto phase_done = [&](app::FramePhase p) {
     const Clock::time_point now = Clock::now();
@@ -258,7 +261,8 @@ void run_frame(app::App& app, const app::ExplorerOptions& opt, const Window& w,
     app::learn::next_beat(app);
     if (app.learn.chapter == chapter && app.learn.beat == beat) L.done = true;  // the last one
     L.shot_start = app.frame;
-  } else if (L.screenshot && !opt.learn_all && app.frame >= opt.frames) {
+  } else if (L.screenshot && !opt.learn_all && app.frame >= opt.frames &&
+             (opt.start.empty() || L.idle_frames >= 3)) {
     rec.screenshot = true;
     try {
       app::write_png_bottom_up(opt.screenshot, fb_w, fb_h, read_back_buffer(fb_w, fb_h));
@@ -306,7 +310,14 @@ void run_frame(app::App& app, const app::ExplorerOptions& opt, const Window& w,
     rec.job_case = app.latency.runner->progress().index;
   if (L.frame_stats) L.records.push_back(rec);
   L.t_prev = t_end;
-  // g. ATTNLAB_FRAME_BENCH: after the first frame, start the benchmark from the latency panel
+  // g. --start: after the first frame, the job a latency-panel button starts (its result shows
+  // in the frames after it finishes; a screenshot waits for that).
+  if (L.start_pending && app.frame >= 1) {
+    L.start_pending = false;
+    std::string err;
+    if (!app::start_option_job(app, opt.start, &err)) app::post_message(app, err);
+  }
+  // h. ATTNLAB_FRAME_BENCH: after the first frame, start the benchmark from the latency panel
   // (as its Run button does) and keep rendering while it runs.
   if (!L.measure.bench.empty() && app.frame == 1 && !start_measured_bench(app, L.measure)) {
     std::fprintf(stderr, "attnlab: error: ATTNLAB_FRAME_BENCH=%s: %s\n", L.measure.bench.c_str(),
@@ -389,6 +400,7 @@ int main(int argc, char** argv) {
 
   // 6. The main loop.
   L.t_prev = L.t_last_save = Clock::now();
+  L.start_pending = !opt.start.empty();
   L.last_saved = app::settings_to_json(app::settings_from_app(app));
   app::SettingsSaver saver(config_dir);  // writes settings.json off the UI thread
   while (!L.done) run_frame(app, opt, window, saver, L);

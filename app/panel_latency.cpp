@@ -21,6 +21,7 @@
 #include "app/enum_widgets.h"
 #include "app/job_runner.h"
 #include "app/latency_results.h"
+#include "app/latency_side_by_side.h"
 #include "app/latency_tables.h"
 #include "app/panels.h"
 #include "attention/npy.h"
@@ -125,6 +126,13 @@ void collect_outcome(App& app) {
   if (!st.runner) return;
   std::optional<JobOutcome> o = st.runner->take_outcome();
   if (!o) return;
+  st.side_by_side_running = false;
+  if (o->state == JobState::kDone && o->side_by_side) {
+    st.side_by_side = o->side_by_side;
+    st.job_note = "side by side finished in " + attn::format_duration_us(o->elapsed_s * 1e6);
+    st.open_tab = LatencyTab::kSideBySide;
+    return;
+  }
   if (o->state == JobState::kFailed) {
     st.job_error = "The benchmark failed: " + o->error;
     post_message(app, "latency: " + st.job_error);
@@ -576,8 +584,8 @@ void draw_latency_panel(App& app) {
       }
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem("CPU vs GPU", nullptr, asked(LatencyTab::kCpuVsGpu))) {
-      draw_cpu_vs_gpu(st);
+    if (ImGui::BeginTabItem("Side by side", nullptr, asked(LatencyTab::kSideBySide))) {
+      draw_side_by_side_tab(app);
       ImGui::EndTabItem();
     }
     if (ImGui::BeginTabItem("Plots", nullptr, asked(LatencyTab::kPlots))) {

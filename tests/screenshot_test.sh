@@ -36,6 +36,14 @@ shoot llama-3-8b-mha --preset llama-3-8b --variant mha --workbench
 shoot llama-3-8b-mla --preset llama-3-8b --variant mla --workbench
 shoot deepseek-v3-data-flow --preset deepseek-v3 --panel data-flow
 shoot compare --preset llama-3-8b --compare mha,gqa,mla,deepseek-v3
+# A side-by-side run started as its button does (--start); the picture waits for the result.
+shoot side-by-side --preset qwen2.5-7b --panel latency --start side-by-side
+# Where a GPU exists, a GPU suite started from the explorer the same way.
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+  shoot gpu-peers --preset llama-3-8b --panel latency --start gpu:peers
+else
+  echo "GPU run from the explorer skipped: no GPU here"
+fi
 # Every beat of the lesson in one run: learn-N.M.png, each after its animation settled.
 if ! "$exe" --screenshot "$out/learn.png" --size 1600x1000 --frames 75 --preset llama-3-8b \
     --learn all 2>"$out/learn.err"; then
@@ -130,7 +138,7 @@ for png in sorted(out.glob("*.png")):
     status = "ok" if len(colours) >= 40 else "FAIL (blank?)"
     print(f"{png.name}: {w}x{h}, {png.stat().st_size} bytes, {len(colours)} colours sampled: {status}")
     ok &= len(colours) >= 40
-expected = 10
+expected = 11 + (1 if (out / "gpu-peers.png").exists() else 0)
 if len(pictures) != expected:
     print(f"FAIL: {len(pictures)} pictures read, expected {expected}"); ok = False
 beats.sort()

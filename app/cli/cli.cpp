@@ -80,11 +80,12 @@ std::string limits_text() {
 
 // The explorer's flags (no subcommand): validated here, acted on by the GUI.
 struct ExplorerFlags {
-  std::string screenshot, preset, variant, panel, size, frames, learn, compare;
+  std::string screenshot, preset, variant, panel, size, frames, learn, compare, start;
   bool workbench = false;
   CLI::Option *screenshot_opt = nullptr, *preset_opt = nullptr, *variant_opt = nullptr,
               *panel_opt = nullptr, *size_opt = nullptr, *frames_opt = nullptr,
-              *learn_opt = nullptr, *compare_opt = nullptr, *workbench_opt = nullptr;
+              *learn_opt = nullptr, *compare_opt = nullptr, *workbench_opt = nullptr,
+              *start_opt = nullptr;
 
   void add(CLI::App& root) {
     screenshot_opt = root.add_option("--screenshot", screenshot,
@@ -109,7 +110,12 @@ struct ExplorerFlags {
                                   "variant of the model (mha, mqa, gqa, swa, mla) or a preset")
                       ->type_name("A,B[,C,D]");
     workbench_opt =
-        root.add_flag("--workbench", workbench, "Explorer: open the Workbench (the six panels)");
+        root.add_flag("--workbench", workbench, "Explorer: open the Workbench (the panels)");
+    start_opt = root.add_option("--start", start,
+                                "Explorer: start a job as the latency panel's buttons do: "
+                                "cpu:W or gpu:W (W = model, sweep, peers, amd-mixed-mla) or "
+                                "side-by-side; a --screenshot waits for it to finish")
+                    ->type_name("JOB");
     size_opt = root.add_option("--size", size, "Explorer: window size (default 1600x1000)")
                    ->type_name("WxH");
     frames_opt = root.add_option("--frames", frames,
@@ -153,16 +159,30 @@ struct ExplorerFlags {
       }
       o.panel = panel;
     }
-    const int views = (panel_opt->count() || workbench_opt->count() ? 1 : 0) +
+    if (start_opt->count()) {
+      std::vector<std::string> known = {"side-by-side"};
+      for (const char* dev : {"cpu:", "gpu:"}) {
+        known.push_back(std::string(dev) + "model");
+        for (const std::string& s : kern::suite_names()) known.push_back(dev + s);
+      }
+      if (std::find(known.begin(), known.end(), start) == known.end()) {
+        std::string list;
+        for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+        throw attn::InputError("--start: expected one of " + list + ", found '" + start + "'");
+      }
+      o.start = start;
+    }
+    const int views = (panel_opt->count() || workbench_opt->count() || start_opt->count() ? 1 : 0) +
                       (learn_opt->count() ? 1 : 0) + (compare_opt->count() ? 1 : 0);
     if (views > 1)
       throw attn::InputError(
           "--learn, --compare and --workbench/--panel each open another view: give one");
-    if (panel_opt->count() || workbench_opt->count()) o.view = "workbench";
+    if (panel_opt->count() || workbench_opt->count() || start_opt->count()) o.view = "workbench";
     if (learn_opt->count() && learn == "all") {
       if (!screenshot_opt->count())
-        throw attn::InputError("--learn all: needs --screenshot OUT.png (each beat is saved as "
-                               "OUT-N.M.png)");
+        throw attn::InputError(
+            "--learn all: needs --screenshot OUT.png (each beat is saved as "
+            "OUT-N.M.png)");
       o.view = "learn";
       o.learn_all = true;
       o.learn_chapter = 1;
@@ -170,13 +190,14 @@ struct ExplorerFlags {
     } else if (learn_opt->count()) {
       o.view = "learn";
       const auto dot = learn.find('.');
-      const std::string want = "--learn: expected N or N.M (chapter and beat, from 1), found '" +
-                               learn + "'";
+      const std::string want =
+          "--learn: expected N or N.M (chapter and beat, from 1), found '" + learn + "'";
       try {
         o.learn_chapter = static_cast<int>(cli::parse_int("--learn", learn.substr(0, dot), 1, 64));
-        o.learn_beat = dot == std::string::npos
-                           ? 1
-                           : static_cast<int>(cli::parse_int("--learn", learn.substr(dot + 1), 1, 64));
+        o.learn_beat =
+            dot == std::string::npos
+                ? 1
+                : static_cast<int>(cli::parse_int("--learn", learn.substr(dot + 1), 1, 64));
       } catch (const attn::InputError&) {
         throw attn::InputError(want);
       }

@@ -24,6 +24,10 @@ struct ExplorerOptions {
   // after --frames frames.
   bool learn_all = false;
   std::vector<std::string> compare;  // --compare a,b[,c[,d]]: variant or preset names
+  // --start JOB: after the first frame, start what a button in the latency panel starts:
+  // "cpu:W" / "gpu:W" (Run, W = model, sweep, peers, amd-mixed-mla) or "side-by-side"; with
+  // --screenshot the picture waits until the job has finished. Implies the workbench.
+  std::string start;
   int width = 1600;
   int height = 1000;
   int frames = 3;  // frames rendered before the screenshot

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "app/cli/recorded.h"
+#include "app/latency_side_by_side.h"
 #include "app/learn/lesson_util.h"
 #include "app/style.h"
 #include "attention/units.h"
@@ -51,9 +52,15 @@ BeatText text(const Lesson& l) {
         "element by element against the dtype's tolerance, then both are timed.";
   } else {
     t.title = "what was measured";
-    t.caption = gpu ? "This machine has a " + l.app->device.name +
-                          ": Workbench > Decode latency > Run side by side runs both paths on this "
-                          "layer and draws the outputs and their difference."
+    const auto& run = l.app->latency.side_by_side;
+    t.caption = run ? "Your last side-by-side run: the float64 reference, the " +
+                          std::string(run->gpu.present && !run->gpu.recorded ? "GPU kernel's"
+                                                                             : "CPU float32") +
+                          " output and their difference, then both timings; Workbench > Decode "
+                          "latency > Side by side runs it again."
+                : gpu ? "This machine has a " + l.app->device.name +
+                            ": Workbench > Decode latency > Side by side runs both paths on this "
+                            "layer and draws the outputs and their difference."
                 : rec.empty()
                     ? "No GPU here, and no recording of this layer's shape: pick a preset the "
                       "suites time (Llama-3-8B, DeepSeek-V3) or run it on a GPU machine."
@@ -154,10 +161,17 @@ void draw_recorded(const Lesson& l, const Canvas& cv, float beat) {
 
 void draw(const Lesson& l, const Canvas& cv) {
   const float beat = static_cast<float>(l.beat) + l.t;
-  if (l.beat == 0)
+  if (l.beat == 0) {
     draw_flow(l, cv, beat);
-  else
+  } else if (l.app->latency.side_by_side) {
+    // The learner's own run, as the latency panel draws it.
+    ImGui::SetCursorScreenPos(ImVec2(cv.p0.x + 8, cv.p0.y + 8));
+    ImGui::BeginChild("##measured", ImVec2(cv.size.x - 16, cv.size.y - 16), false);
+    draw_side_by_side_result(*l.app->latency.side_by_side, cv.size.x - 32);
+    ImGui::EndChild();
+  } else {
     draw_recorded(l, cv, beat);
+  }
 }
 
 }  // namespace

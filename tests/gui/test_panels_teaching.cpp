@@ -12,6 +12,8 @@
 #include "app/app_state.h"
 #include "app/job_runner.h"
 #include "app/latency_results.h"
+#include "app/explorer.h"
+#include "app/learn/learn_view.h"
 #include "app/panels.h"
 #include "attention/presets.h"
 #include "headless.h"
@@ -137,7 +139,7 @@ TEST_CASE(
   CHECK(a.latency.job_error.empty());
   // Every tab's content draws with results present: the run, and the recorded GPU sets (whose
   // results carry the in-graph step time) with and without its plot lines.
-  for (app::LatencyTab tab : {app::LatencyTab::kTable, app::LatencyTab::kCpuVsGpu,
+  for (app::LatencyTab tab : {app::LatencyTab::kTable, app::LatencyTab::kSideBySide,
                               app::LatencyTab::kPlots, app::LatencyTab::kRoofline}) {
     CAPTURE(static_cast<int>(tab));
     for (int sel = 0; sel < static_cast<int>(a.latency.sets.size()); ++sel) {
@@ -151,6 +153,38 @@ TEST_CASE(
       }
     }
   }
+}
+
+TEST_CASE(
+    "attention and latency panels: Run side by side runs off the UI thread and its result "
+    "draws in the latency panel and in the Learn view",
+    "[gui][panels][compare]") {
+  HeadlessImGui imgui;
+  app::App a = make_app("qwen2.5-7b");
+  a.seq = 512;
+  a.latency.min_runs = 1;
+  a.latency.min_seconds = 0.0f;
+  REQUIRE(app::start_side_by_side(a));
+  CHECK(a.latency.side_by_side_running);
+  CHECK_FALSE(app::start_side_by_side(a));  // one job at a time
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (std::chrono::steady_clock::now() < until && !a.latency.side_by_side) {
+    imgui.frame([&] { app::draw_latency_panel(a); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  REQUIRE(a.latency.side_by_side);
+  const app::SideBySide& r = *a.latency.side_by_side;
+  CHECK(r.c.seq == 512);
+  CHECK(r.heads == a.model.q_heads);
+  CHECK(r.cpu.present);
+  CHECK(r.cpu.within_tolerance);
+  CHECK(r.reference.size() == static_cast<size_t>(r.heads) * static_cast<size_t>(r.dims));
+  for (int f = 0; f < 3; ++f) imgui.frame([&] { app::draw_latency_panel(a); });
+  // The Learn view's "Measure it" draws the same result.
+  a.view = app::View::kLearn;
+  app::learn::go_to(a, 8, 1);
+  for (int f = 0; f < 3; ++f) imgui.frame([&] { app::draw_frame(a); });
+  for (const std::string& m : a.messages) CHECK(m.find(" view: ") == std::string::npos);
 }
 
 TEST_CASE(
