@@ -23,6 +23,7 @@ std::vector<kern::BenchCase> workload_cases(App& app, std::string* error);
 void draw_results_table(const ResultSet& set);  // one set, every column
 void draw_projection_table(App& app);           // nothing measured yet: the roofline's view
 void draw_cpu_vs_gpu(const LatencyState& st);   // newest CPU and GPU result of each shape
+void draw_plots(LatencyState& st, const ResultSet& set);  // latency_plots.cpp
 
 }  // namespace latency_detail
 }  // namespace app
