@@ -181,11 +181,12 @@ void draw_head_pair(App& app, float side) {
 void draw_grouping(App& app) {
   AttentionViewState& st = app.attention;
   const std::size_t n = static_cast<std::size_t>(st.tokens) * static_cast<std::size_t>(st.tokens);
-  const int g = std::max(1, st.q_heads / std::max(1, st.kv_heads));
+  const int g = std::max(1, st.q_heads / std::max(1, st.kv_heads));  // of the heads drawn
   const float thumb = ImGui::GetFontSize() * 2.6f;
   const attn::LayerShape full = app.model.layer_shape(st.layer);
+  const int g_full = std::max(1, full.group_size());  // of the model (not of the first heads)
   ImGui::Text("Head grouping: %d query heads read %d kv head%s (G = %d)", full.q_heads,
-              full.kv_heads, full.kv_heads == 1 ? "" : "s", g);
+              full.kv_heads, full.kv_heads == 1 ? "" : "s", g_full);
   if (full.q_heads > st.q_heads) {
     ImGui::SameLine();
     ImGui::TextDisabled("(showing the first %d query heads)", st.q_heads);

@@ -20,6 +20,7 @@
 #include "attention/cost.h"
 #include "attention/kv_cache.h"
 #include "visuals/diagram.h"
+#include "attention/roofline.h"
 #include "attention/units.h"
 #include "visuals/widgets.h"
 
@@ -142,9 +143,10 @@ void draw_mla(const vis::Canvas& c, const attn::ModelConfig& m, const App& app, 
   c.arrow_points(ImVec2(rr.center().x, rr.y + rr.h), ImVec2(rr.center().x, cache.y), "append");
   c.arrow_points(ImVec2(rq.center().x, rq.y + rq.h), ImVec2(rq.center().x, q2.y),
                  naive ? "" : "x W_UK");
+  // The gap between the cache and the rebuilt K, V is too short for a label; the box names
+  // W_UK and W_UV itself.
   if (naive)
-    c.arrow_points(ImVec2(cache.x, cache.center().y), ImVec2(q2.x + q2.w, q2.center().y),
-                   "W_UK, W_UV");
+    c.arrow_points(ImVec2(cache.x, cache.center().y), ImVec2(q2.x + q2.w, q2.center().y), "");
   c.arrow_points(ImVec2(q2.center().x, q2.y + q2.h), ImVec2(q2.center().x, att.y),
                  naive ? "K, V" : "q_lat");
   c.arrow_points(ImVec2(cache.center().x, cache.y + cache.h), ImVec2(cache.center().x, att.y),
@@ -264,7 +266,7 @@ StepCost step_cost(const App& app, int layer, attn::MlaForm form) {
   return c;
 }
 
-void cost_rows(const attn::DecodeCost& a, const attn::DecodeCost* b) {
+void cost_rows(const App& app, const attn::DecodeCost& a, const attn::DecodeCost* b) {
   auto row = [&](const char* label, double va, double vb, bool is_bytes, const char* help) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
@@ -291,16 +293,37 @@ void cost_rows(const attn::DecodeCost& a, const attn::DecodeCost* b) {
       "Multiply-adds counted as 2 FLOPs: q K^T and P V (MLA adds the absorb or rebuild products).");
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
-  ImGui::TextDisabled("FLOP / byte");
+  ImGui::TextDisabled("FLOP / byte (layer step)");
   ImGui::SameLine();
   vis::help_marker(
-      "Arithmetic intensity. Decode is memory-bound while this is below the GPU's ridge "
-      "(about 200-300 FLOP/B for bf16 on H200 / MI355X): time ~ bytes / bandwidth.");
+      "Arithmetic intensity of the whole layer step counted here: for MLA it includes the "
+      "W_UK / W_UV products and their weight bytes. The latency panel's roofline counts the "
+      "attention kernel alone (q against the latent cache, no weights), so its figure for the "
+      "same step differs. Decode is memory-bound while this is below the GPU's ridge (about "
+      "200-300 FLOP/B for bf16 on H200 / MI355X): time ~ bytes / bandwidth.");
   ImGui::TableNextColumn();
   ImGui::Text("%.1f", a.intensity());
   if (b) {
     ImGui::TableNextColumn();
     ImGui::Text("%.1f", b->intensity());
+  }
+  // The roofline time of each column on the chosen GPU: per layer beside the whole model.
+  if (const attn::GpuSpec* g = attn::find_gpu(app.gpu_name)) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextDisabled("time on %s (projected)", g->name.c_str());
+    ImGui::SameLine();
+    vis::help_marker(
+        "max(bytes / bandwidth, FLOPs / matrix rate) from the datasheet: a floor, "
+        "not a measurement.");
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(
+        attn::format_duration_us(attn::project(a, *g, app.kv_dtype).time_s * 1e6).c_str());
+    if (b) {
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(
+          attn::format_duration_us(attn::project(*b, *g, app.kv_dtype).time_s * 1e6).c_str());
+    }
   }
 }
 
@@ -322,7 +345,7 @@ void draw_cost(App& app, int layer) {
       ImGui::TableSetupColumn(("layer " + std::to_string(layer)).c_str());
       ImGui::TableSetupColumn(("all " + std::to_string(app.model.num_layers) + " layers").c_str());
       ImGui::TableHeadersRow();
-      cost_rows(c.layer, &c.model);
+      cost_rows(app, c.layer, &c.model);
       ImGui::EndTable();
     }
     return;
@@ -342,7 +365,7 @@ void draw_cost(App& app, int layer) {
     ImGui::TableSetupColumn("absorbed");
     ImGui::TableSetupColumn("naive");
     ImGui::TableHeadersRow();
-    cost_rows(abs.model, &nai.model);
+    cost_rows(app, abs.model, &nai.model);
     ImGui::EndTable();
   }
   if (abs.model.flops > 0)

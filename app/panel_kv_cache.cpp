@@ -75,6 +75,11 @@ void draw_inputs(App& app) {
     app.seq = std::clamp<std::int64_t>(s, 1, attn::Limits::kMaxSeq);
   ImGui::SameLine();
   vis::help_marker("Cached sequence length (tokens) for the numbers and tables.");
+  if (app.model.max_seq > 0 && app.seq > app.model.max_seq) {
+    ImGui::SameLine();
+    ImGui::TextColored(ImVec4(1.0f, 0.7f, 0.3f, 1.0f), "past the model's %s context",
+                       attn::format_tokens(static_cast<double>(app.model.max_seq)).c_str());
+  }
   for (std::int64_t preset : {4096LL, 32768LL, 131072LL}) {
     ImGui::SameLine();
     const std::string label = attn::format_tokens(static_cast<double>(preset));
@@ -285,6 +290,19 @@ void draw_layers_table(const App& app) {
     }
   }
   ImGui::EndTable();
+  // Totals by kind: where the bytes of a hybrid stack are.
+  double full = 0, sliding = 0;
+  int n_full = 0, n_sliding = 0;
+  for (const attn::KvLayerBytes& l : r.layers) {
+    const bool s = l.kind == attn::LayerKind::kSliding;
+    (s ? sliding : full) += static_cast<double>(l.bytes);
+    ++(s ? n_sliding : n_full);
+  }
+  ImGui::Text("%d full layers: %s", n_full, attn::format_bytes(full).c_str());
+  if (n_sliding > 0) {
+    ImGui::SameLine(0, ImGui::GetFontSize() * 2);
+    ImGui::Text("%d sliding layers: %s", n_sliding, attn::format_bytes(sliding).c_str());
+  }
 }
 
 }  // namespace
