@@ -18,7 +18,7 @@ bool measure_options_from_env(MeasureOptions* out, std::string* error) {
   m.bench = env("ATTNLAB_FRAME_BENCH");
   const std::string threads = env("ATTNLAB_FRAME_BENCH_THREADS");
   if (!m.bench.empty() && !latency_workload(m.bench)) {
-    *error = "ATTNLAB_FRAME_BENCH: expected one of model, sweep, peers, amd-mixed-mla, found '" +
+    *error = "ATTNLAB_FRAME_BENCH: expected one of model, sweep, peers, amd-mixed-mla, amd-mla, found '" +
              m.bench + "'";
     return false;
   }

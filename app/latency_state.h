@@ -22,7 +22,7 @@ struct ResultSet {
 };
 
 // The latency panel's choices (settings.json stores them by name; see settings.cpp).
-enum class Workload : int { kModelLayer, kSweep, kPeers, kAmdMixedMla };
+enum class Workload : int { kModelLayer, kSweep, kPeers, kAmdMixedMla, kAmdMla };
 enum class BenchTarget : int { kCpu, kGpu };
 enum class GpuDtype : int { kBf16, kFp16, kFp8 };  // GPU storage; the CPU runs fp32
 enum class PlotAxis : int { kSeq, kBatch };
@@ -38,7 +38,7 @@ bool latency_job_running(const App& app);
 // Starts the side-by-side run of the model's layer (the latency panel's layer, B and S, and its
 // GPU dtype) in the background; false while a job runs (the reason in job_error).
 bool start_side_by_side(App& app);
-// The workload called `name` ("model", "sweep", "peers", "amd-mixed-mla"), if any.
+// The workload called `name` ("model", "sweep", "peers", "amd-mixed-mla", "amd-mla"), if any.
 std::optional<Workload> latency_workload(const std::string& name);
 struct LatencyState;
 // The CPU threads a job started now would use (cpu_threads, or the default when it is 0).

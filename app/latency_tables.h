@@ -10,7 +10,7 @@
 namespace app {
 namespace latency_detail {
 
-extern const char* const kWorkloads[4];  // the model's layer, sweep, peers, amd-mixed-mla
+extern const char* const kWorkloads[5];  // the model's layer, sweep, peers, amd-mixed-mla, amd-mla
 extern const attn::DType kGpuDtypes[3];  // bf16, fp16, fp8: GpuDtype's order
 inline attn::DType gpu_dtype_of(GpuDtype d) { return kGpuDtypes[static_cast<int>(d)]; }
 extern const char* const kGpuDtypeNames[3];

@@ -34,7 +34,8 @@
 namespace app {
 namespace latency_detail {
 
-const char* const kWorkloads[] = {"the model's layer", "sweep", "peers", "amd-mixed-mla"};
+const char* const kWorkloads[] = {"the model's layer", "sweep", "peers", "amd-mixed-mla",
+                                  "amd-mla"};
 const attn::DType kGpuDtypes[] = {attn::DType::kBf16, attn::DType::kFp16, attn::DType::kFp8};
 const char* const kGpuDtypeNames[] = {"bf16", "fp16", "fp8"};
 const char* const kProjectedGpu = "MI355X";
@@ -55,8 +56,23 @@ std::vector<kern::BenchCase> workload_cases(App& app, std::string* error) {
       st.layer = std::clamp(st.layer, 0, layers - 1);
       return {kern::BenchCase::from_model(app.model, st.layer, app.batch, app.seq, dt)};
     }
-    // Suites keep their own dtypes (amd-mixed-mla mixes bf16 and fp8; peers are bf16).
-    return kern::suite_cases(workload_name(st.workload));
+    // Suites keep their own dtypes on the GPU (amd-mixed-mla mixes bf16 and fp8). The CPU runs
+    // float32 whatever the storage, so a shape is timed there once (as `attnlab bench` does).
+    std::vector<kern::BenchCase> cases = kern::suite_cases(workload_name(st.workload));
+    if (st.device == BenchTarget::kCpu) {
+      std::vector<kern::BenchCase> unique;
+      for (kern::BenchCase c : cases) {
+        c.dtype = attn::DType::kFp32;
+        const bool seen = std::any_of(unique.begin(), unique.end(), [&](const kern::BenchCase& o) {
+          return o.variant == c.variant && o.batch == c.batch && o.seq == c.seq &&
+                 o.q_heads == c.q_heads && o.kv_heads == c.kv_heads && o.head_dim == c.head_dim &&
+                 o.window == c.window && o.latent_dim == c.latent_dim && o.rope_dim == c.rope_dim;
+        });
+        if (!seen) unique.push_back(c);
+      }
+      cases = unique;
+    }
+    return cases;
   } catch (const std::exception& e) {
     *error = e.what();
     return {};
@@ -160,7 +176,7 @@ void draw_run_controls(App& app) {
   ImGui::SameLine();
   vis::help_marker(
       "The model's layer: one case with the model panel's shape at the chosen B and S. "
-      "sweep / peers / amd-mixed-mla: the suites of `attnlab bench --suite NAME` "
+      "sweep / peers / amd-mixed-mla / amd-mla: the suites of `attnlab bench --suite NAME` "
       "(the same cases, the same harness).");
   if (st.workload == Workload::kModelLayer && app.model.num_layers > 1) {
     ImGui::SameLine();

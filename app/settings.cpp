@@ -32,7 +32,8 @@ E choice_of(const std::string& name, std::initializer_list<const char*> names) {
   return static_cast<E>(index_of(name, names, 0));
 }
 
-const std::initializer_list<const char*> kWorkloads = {"model", "sweep", "peers", "amd-mixed-mla"};
+const std::initializer_list<const char*> kWorkloads = {"model", "sweep", "peers", "amd-mixed-mla",
+                                                       "amd-mla"};
 const std::initializer_list<const char*> kDevices = {"cpu", "gpu"};
 const std::initializer_list<const char*> kGpuDtypes = {"bf16", "fp16", "fp8"};
 const std::initializer_list<const char*> kPlotX = {"S", "B"};

@@ -263,7 +263,7 @@ Settings read_settings(const std::string& text, const std::string& origin,
   }
   if (const auto l = r.section("latency")) {
     LatencySettings& x = s.latency;
-    l->read_choice("workload", x.workload, {"model", "sweep", "peers", "amd-mixed-mla"});
+    l->read_choice("workload", x.workload, {"model", "sweep", "peers", "amd-mixed-mla", "amd-mla"});
     l->read_choice("device", x.device, {"cpu", "gpu"});
     l->read_choice("gpu_dtype", x.gpu_dtype, {"bf16", "fp16", "fp8"});
     l->read_int("layer", x.layer, 0, attn::Limits::kMaxLayers - 1);

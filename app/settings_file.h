@@ -30,7 +30,7 @@ struct LearnSettings {
   int beat = 0;                // 0-based; clamped to the chapter's beats
 };
 struct LatencySettings {
-  std::string workload = "model";  // model (the model's layer), sweep, peers, amd-mixed-mla
+  std::string workload = "model";  // model (the model's layer), sweep, peers, amd-mixed-mla, amd-mla
   std::string device = "cpu";      // cpu, gpu (a build or machine without a GPU runs cpu)
   std::string gpu_dtype = "bf16";  // bf16, fp16, fp8: GPU storage of a single case
   int layer = 0;                   // layer of the model for a single case

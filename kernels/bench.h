@@ -102,7 +102,8 @@ struct BenchOptions {
   std::size_t probe_bytes = 0;  // CPU read probe buffer; 0 = automatic (well past the LLC)
 };
 
-// Suites: "peers", "amd-mixed-mla", "sweep" (GPU shapes; on the CPU the harness may cap them).
+// Suites: "peers", "amd-mixed-mla", "amd-mla", "sweep" (GPU shapes; on the CPU the harness may
+// cap them).
 std::vector<std::string> suite_names();
 std::vector<BenchCase> suite_cases(const std::string& name);  // throws InputError
 

@@ -152,7 +152,7 @@ BenchResult parse_result(const Json& j, const std::string& where) {
   c.latent_dim = static_cast<int>(rd.integer("latent_dim", true, 0, L::kMaxHeadDim));
   c.rope_dim = static_cast<int>(rd.integer("rope_dim", true, 0, L::kMaxHeadDim));
   const auto dt = attn::parse_dtype(rd.str("dtype", true));
-  if (!dt || *dt == attn::DType::kMxfp4) rd.bad("dtype", "one of fp32, fp16, bf16, fp8");
+  if (!dt) rd.bad("dtype", "one of fp32, fp16, bf16, fp8, mxfp4");
   c.dtype = *dt;
   r.device = rd.str("device", true);
   if (r.device != "cpu" && r.device != "gpu") rd.bad("device", "\"cpu\" or \"gpu\"");

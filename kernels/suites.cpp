@@ -99,6 +99,22 @@ std::vector<BenchCase> amd_mixed_mla() {
   return out;
 }
 
+// AMD's MI355X MLA-decode problem as it now states it (AMD-AIM reference-kernels,
+// problems/amd/mla): bs {4, 8, 16, 32, 64, 128} x kv {1024, 8192} x {bf16, fp8, mxfp4}, 16
+// heads of 576 / 512, one new token a sequence; AMD ranks by the geometric mean of the 36 times.
+std::vector<BenchCase> amd_mla() {
+  std::vector<BenchCase> out;
+  for (DType dt : {DType::kBf16, DType::kFp8, DType::kMxfp4})
+    for (std::int64_t bs : {4, 8, 16, 32, 64, 128})
+      for (std::int64_t kv : {1024, 8192}) {
+        BenchCase c = mla(16, bs, kv, dt);
+        c.label = "amd-mla: bs" + std::to_string(bs) + " kv" + std::to_string(kv) + " " +
+                  std::string(attn::dtype_name(dt));
+        out.push_back(c);
+      }
+  return out;
+}
+
 // What the latency panel plots: latency and GB/s against S (at B = 1) and against B (at
 // S = 4096), for GQA 32/8x128 and MLA H16 512+64. 2 x (10 + 8) = 36 cases.
 std::vector<BenchCase> sweep() {
@@ -122,14 +138,15 @@ std::vector<BenchCase> sweep() {
 
 }  // namespace
 
-std::vector<std::string> suite_names() { return {"peers", "amd-mixed-mla", "sweep"}; }
+std::vector<std::string> suite_names() { return {"peers", "amd-mixed-mla", "amd-mla", "sweep"}; }
 
 std::vector<BenchCase> suite_cases(const std::string& name) {
   if (name == "peers") return peers();
   if (name == "amd-mixed-mla") return amd_mixed_mla();
+  if (name == "amd-mla") return amd_mla();
   if (name == "sweep") return sweep();
-  throw attn::InputError("--suite: expected one of peers, amd-mixed-mla, sweep, found '" + name +
-                         "'");
+  throw attn::InputError("--suite: expected one of peers, amd-mixed-mla, amd-mla, sweep, found '" +
+                         name + "'");
 }
 
 }  // namespace kern

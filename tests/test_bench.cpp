@@ -50,7 +50,8 @@ kern::BenchOptions quick() {
 }  // namespace
 
 TEST_CASE("bench: suites hold the documented cases", "[bench]") {
-  CHECK(kern::suite_names() == std::vector<std::string>{"peers", "amd-mixed-mla", "sweep"});
+  CHECK(kern::suite_names() ==
+        std::vector<std::string>{"peers", "amd-mixed-mla", "amd-mla", "sweep"});
   const auto peers = kern::suite_cases("peers");
   CHECK(peers.size() == 13);
   for (const auto& c : peers) {
@@ -385,4 +386,31 @@ TEST_CASE("bench: every recorded results file in assets/results parses strictly"
     }
   }
   if (files == 0) WARN("no results files embedded in this build");
+}
+
+TEST_CASE("bench: the amd-mla suite is AMD's 36 cases, mxfp4 allowed for MLA only", "[bench]") {
+  const auto cases = kern::suite_cases("amd-mla");
+  REQUIRE(cases.size() == 36);
+  std::set<std::tuple<std::int64_t, std::int64_t, int>> seen;
+  for (const kern::BenchCase& c : cases) {
+    CAPTURE(c.label);
+    CHECK(c.variant == attn::Variant::kMla);
+    CHECK(c.q_heads == 16);
+    CHECK(c.latent_dim == 512);
+    CHECK(c.rope_dim == 64);
+    CHECK_NOTHROW(c.validate());
+    seen.insert({c.batch, c.seq, static_cast<int>(c.dtype)});
+  }
+  CHECK(seen.size() == 36);
+  for (std::int64_t bs : {4, 8, 16, 32, 64, 128})
+    for (std::int64_t kv : {1024, 8192})
+      for (attn::DType dt : {attn::DType::kBf16, attn::DType::kFp8, attn::DType::kMxfp4})
+        CHECK(seen.count({bs, kv, static_cast<int>(dt)}) == 1);
+  // mxfp4 reads 306 bytes a token (288 packed + 18 scales): bs128 kv8192 is 321 MB.
+  const kern::BenchCase& big = cases.back();
+  REQUIRE(big.dtype == attn::DType::kMxfp4);
+  CHECK(big.kv_bytes() == 128ull * 8192ull * 306ull);
+  kern::BenchCase g;
+  g.dtype = attn::DType::kMxfp4;
+  CHECK_THROWS_AS(g.validate(), attn::InputError);  // grouped caches have no mxfp4 storage
 }

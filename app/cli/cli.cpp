@@ -113,7 +113,7 @@ struct ExplorerFlags {
         root.add_flag("--workbench", workbench, "Explorer: open the Workbench (the panels)");
     start_opt = root.add_option("--start", start,
                                 "Explorer: start a job as the latency panel's buttons do: "
-                                "cpu:W or gpu:W (W = model, sweep, peers, amd-mixed-mla) or "
+                                "cpu:W or gpu:W (W = model, sweep, peers, amd-mixed-mla, amd-mla) or "
                                 "side-by-side; a --screenshot waits for it to finish")
                     ->type_name("JOB");
     size_opt = root.add_option("--size", size, "Explorer: window size (default 1600x1000)")

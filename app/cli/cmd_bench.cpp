@@ -13,6 +13,7 @@
 #include "app/cli/cli_internal.h"
 #include "attention/config.h"
 #include "attention/error.h"
+#include "attention/roofline.h"
 #include "kernels/bench.h"
 
 namespace app::cli {
@@ -46,9 +47,18 @@ std::string report_table(const kern::BenchReport& rep) {
       d.name.c_str(), d.kind == "cpu" ? format("%d threads", d.threads).c_str() : d.runtime.c_str(),
       d.kind == "cpu" ? "" : format(", %d multiprocessors", d.multiprocessors).c_str(),
       d.probe_gbps);
-  out +=
-      format("%-38s %-5s %10s %10s %10s %6s %10s %8s %6s %9s %9s\n", "case", "dtype", "median us",
-             "min us", "max us", "runs", "in graph", "GB/s", "probe", "max err", "peer us");
+  // AMD's suite: the MI355X roofline projection of each case beside it, the geometric mean last.
+  const bool amd = rep.suite == "amd-mla";
+  const attn::GpuSpec* mi = amd ? attn::find_gpu("MI355X") : nullptr;
+  const auto mi_us = [&](const kern::BenchCase& c) {
+    return mi ? attn::project_decode(c.layer_shape(), c.batch, c.seq, c.dtype, *mi).time_s * 1e6
+              : 0.0;
+  };
+  out += format("%-38s %-5s %10s %10s %10s %6s %10s %8s %6s %9s %9s%s\n", "case", "dtype",
+                "median us", "min us", "max us", "runs", "in graph", "GB/s", "probe", "max err",
+                "peer us", mi ? "  MI355X proj us" : "");
+  double log_sum = 0, mi_log_sum = 0;
+  int timed = 0;
   for (const auto& r : rep.results) {
     const std::string name = case_text(r.c);
     const std::string dt(attn::dtype_name(r.c.dtype));
@@ -57,10 +67,24 @@ std::string report_table(const kern::BenchReport& rep) {
       continue;
     }
     const double frac = r.probe_gbps > 0 ? 100.0 * r.gbps / r.probe_gbps : 0;
-    out += format("%-38s %-5s %10.1f %10.1f %10.1f %6d %10s %8.1f %5.0f%% %9.2e %9s\n",
+    out += format("%-38s %-5s %10.1f %10.1f %10.1f %6d %10s %8.1f %5.0f%% %9.2e %9s%s\n",
                   name.c_str(), dt.c_str(), r.median_us, r.min_us, r.max_us, r.runs,
                   r.has_step() ? format("%.1f", r.step_us).c_str() : "-", r.gbps, frac,
-                  r.max_abs_err, r.c.peer_us > 0 ? format("%.1f", r.c.peer_us).c_str() : "-");
+                  r.max_abs_err, r.c.peer_us > 0 ? format("%.1f", r.c.peer_us).c_str() : "-",
+                  mi ? format("  %13.1f", mi_us(r.c)).c_str() : "");
+    if (r.median_us > 0) {
+      log_sum += std::log(r.median_us);
+      mi_log_sum += mi ? std::log(mi_us(r.c)) : 0.0;
+      ++timed;
+    }
+  }
+  if (amd && timed > 0) {
+    out += format(
+        "geometric mean of the %d timed cases: %.1f us (AMD ranks by the geometric mean of all "
+        "%d); MI355X roofline projection of the same cases: %.1f us (a projection from the "
+        "datasheet, not a measurement). No published AITER times are recorded in attnlab, so "
+        "none are shown.\n",
+        timed, std::exp(log_sum / timed), 36, mi ? std::exp(mi_log_sum / timed) : 0.0);
   }
   out += format(
       "date %s, commit %s, suite %s; every result was checked against the float64 "
@@ -143,13 +167,14 @@ kern::BenchCase CaseFlags::parse(CLI::App* sub) const {
 void BenchCommand::add(CLI::App& root) {
   sub = root.add_subcommand(
       "bench",
-      "Benchmark decode attention: one case from flags, or --suite peers|amd-mixed-mla|sweep.\n"
+      "Benchmark decode attention: one case from flags, or --suite NAME (peers, amd-mixed-mla,\n"
+      "amd-mla, sweep).\n"
       "Checks against the CPU reference, warms up, rotates inputs past the caches, reports the\n"
       "median (min, max) of many runs and GB/s beside a streaming-read probe of the same run.");
   shape.add(sub, "mha, mqa, gqa, swa or mla (a filter with --suite)");
   sub->add_option("--device", device, "cpu (default) or gpu")->type_name("cpu|gpu");
   sub->add_option("--dtype", dtype, "gpu: bf16 (default), fp16, fp8; cpu: fp32")->type_name("DT");
-  sub->add_option("--suite", suite, "peers, amd-mixed-mla or sweep")->type_name("NAME");
+  sub->add_option("--suite", suite, "peers, amd-mixed-mla, amd-mla or sweep")->type_name("NAME");
   json_opt = sub->add_option("--json", json,
                              "Print the report as JSON on stdout and nothing else there, or "
                              "write it to FILE")
