@@ -37,8 +37,8 @@ struct ColumnFigures {
 
 ColumnFigures figures_of(const App& app, const attn::ModelConfig& m, const CompareColumn& c) {
   ColumnFigures f;
-  f.title = learn::name_of(m);
-  if (!c.variant.empty()) f.title += " as " + std::string(attn::variant_name(m.variant));
+  f.title = learn::name_of(m);  // a what-if's display name says "as <variant>" itself
+  (void)c;
   f.layer = learn::full_layer(m);
   f.kv = attn::kv_cache(m, app.seq, app.batch, app.kv_dtype, 1);
   f.cost = attn::decode_cost_model(m, app.batch, app.seq, app.kv_dtype);
@@ -104,6 +104,10 @@ void shared_controls(App& app) {
       if (ImGui::Selectable(g.name.c_str(), g.name == app.gpu_name)) app.gpu_name = g.name;
     ImGui::EndCombo();
   }
+  ImGui::SameLine(0, ImGui::GetFontSize() * 2);
+  ImGui::BeginDisabled(app.compare.columns.size() >= 4);
+  if (ImGui::Button("+ column")) app.compare.columns.push_back({"", ""});
+  ImGui::EndDisabled();
 }
 
 void figure_line(const char* label, const std::string& value, ImU32 col = 0) {
@@ -185,32 +189,33 @@ void draw_compare_view(App& app) {
   const float ppe = std::min(0.5f, col_w * 0.8f / widest);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float tape_h = std::max(120.0f, ImGui::GetContentRegionAvail().y * 0.42f);
-  ImDrawList* dl = ImGui::GetWindowDrawList();
   for (size_t i = 0; i < n; ++i) {
     const float x = origin.x + col_w * static_cast<float>(i);
-    ImGui::SetCursorScreenPos(ImVec2(x + 8, origin.y + 4));
-    ImGui::BeginGroup();
+    ImGui::SetCursorScreenPos(ImVec2(x + 4, origin.y + 4));
+    // Each column in its own child: what does not fit is clipped, never drawn over the next.
+    ImGui::PushID(static_cast<int>(i));
+    ImGui::BeginChild("##column", ImVec2(col_w - 8, 0), false,
+                      ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoBackground);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
     column_editor(app, i);
-    if (i >= app.compare.columns.size()) {  // removed this frame
-      ImGui::EndGroup();
-      break;
-    }
-    if (!figs[i]) {
-      vis::error_text(errors[i]);
-      ImGui::EndGroup();
+    if (i >= app.compare.columns.size() || !figs[i]) {  // removed this frame, or no model
+      if (i < errors.size() && !errors[i].empty()) vis::error_text(errors[i]);
+      ImGui::EndChild();
+      ImGui::PopID();
+      if (i >= app.compare.columns.size()) break;
       continue;
     }
     const ColumnFigures& f = *figs[i];
     ImGui::PushFont(fonts().caption);
     ImGui::TextUnformatted(f.title.c_str());
     ImGui::PopFont();
-    const ImVec2 tape_at(x + 12, ImGui::GetCursorScreenPos().y + 30);
+    const ImVec2 tape_at(x + 10, ImGui::GetCursorScreenPos().y + 30);
     vis::TapeStyle st;
     st.px_per_element = ppe;
     st.height = tape_h;
     st.rows_drawn = 12;
     vis::draw_tape(dl, nullptr, tape_at, learn::tape_columns(f.layer), st);
-    ImGui::SetCursorScreenPos(ImVec2(x + 8, tape_at.y + tape_h + 10));
+    ImGui::SetCursorScreenPos(ImVec2(x + 4, tape_at.y + tape_h + 10));
     // Bytes of one step, all layers, on one scale across the columns.
     const float bar_w = (col_w - 24) * static_cast<float>(f.cost.total_bytes() / most_bytes);
     const ImVec2 b0 = ImGui::GetCursorScreenPos();
@@ -228,16 +233,16 @@ void draw_compare_view(App& app) {
     figure_line("roofline time", f.roof.time_s > 0 ? learn::seconds_text(f.roof.time_s) + " on " +
                                                          app.gpu_name + " (projected)"
                                                    : std::string("no GPU spec"));
-    if (f.measured)
-      figure_line("measured, 1 layer", attn::format_duration_us(f.measured->result.median_us) +
-                                           " (" + f.measured->provenance() + ")");
-    else
+    if (f.measured) {
+      figure_line("measured, 1 layer", attn::format_duration_us(f.measured->result.median_us));
+      ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + col_w - 24);
+      ImGui::TextDisabled("%s", f.measured->provenance().c_str());
+      ImGui::PopTextWrapPos();
+    } else {
       figure_line("measured, 1 layer", "not recorded for this shape");
-    ImGui::EndGroup();
-  }
-  if (app.compare.columns.size() < 4) {
-    ImGui::SetCursorScreenPos(ImVec2(origin.x + avail_w - ImGui::GetFontSize() * 7, origin.y + 4));
-    if (ImGui::Button("+ column")) app.compare.columns.push_back({"", ""});
+    }
+    ImGui::EndChild();
+    ImGui::PopID();
   }
   ImGui::End();
 }

@@ -53,6 +53,7 @@ std::string setup_fonts_and_style(float ui_scale) {
   style.WindowRounding = 4.0f;
   style.FrameRounding = 3.0f;
   style.ScaleAllSizes(ui_scale);
+  style.AntiAliasedLinesUseTex = false;
 
   return used;
 }
