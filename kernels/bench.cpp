@@ -3,6 +3,7 @@
 #include "kernels/bench.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <ctime>
 #include <new>
@@ -152,6 +153,37 @@ std::string BenchCase::peer_gpu() const {
   return peer_name.substr(comma + 2);
 }
 
+namespace {
+
+// A worklog case's kernel version, set in the plans' environment variable for the case only
+// (the plans read it when they plan; the previous value comes back after).
+class ScopedVersion {
+ public:
+  explicit ScopedVersion(const BenchCase& c) {
+    if (c.kernel_version <= 0) return;
+    name_ = c.variant == attn::Variant::kMla ? "ATTNLAB_MLA_VERSION" : "ATTNLAB_GROUPED_VERSION";
+    if (const char* old = std::getenv(name_)) old_ = old;
+    had_ = std::getenv(name_) != nullptr;
+    setenv(name_, std::to_string(c.kernel_version).c_str(), 1);
+  }
+  ~ScopedVersion() {
+    if (!name_) return;
+    if (had_)
+      setenv(name_, old_.c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+  ScopedVersion(const ScopedVersion&) = delete;
+  ScopedVersion& operator=(const ScopedVersion&) = delete;
+
+ private:
+  const char* name_ = nullptr;
+  std::string old_;
+  bool had_ = false;
+};
+
+}  // namespace
+
 BenchReport run_bench(const std::vector<BenchCase>& cases, const BenchOptions& opt) {
   BenchReport rep;
   rep.date = iso_now();
@@ -182,6 +214,7 @@ BenchReport run_bench(const std::vector<BenchCase>& cases, const BenchOptions& o
           throw InputError(
               "no GPU kernel reads mxfp4 yet (the CPU reference does: attnlab run --dtype "
               "mxfp4)");
+        const ScopedVersion version(c);
         r = gpu_bench_case(c, opt);
       } catch (const InputError& e) {
         r = BenchResult{};

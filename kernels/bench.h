@@ -30,6 +30,10 @@ struct BenchCase {
   double scale = 0;                        // 0 = default
   attn::DType dtype = attn::DType::kBf16;  // GPU storage dtype; CPU always runs fp32
   std::string label;                       // suite row name, e.g. "peers: GQA B16 S4096"
+  // The worklog suite: the kernel version the GPU run forces (0 = the plan's choice), through
+  // ATTNLAB_GROUPED_VERSION (grouped: the highest version the plan may take; 4 and 5 forced)
+  // or ATTNLAB_MLA_VERSION (MLA: that version) for this case only. The CPU ignores it.
+  int kernel_version = 0;
   double peer_us = 0;     // a peer's published/measured time for this row, 0 if none
   std::string peer_name;  // whose, ending in the GPU it was timed on: "..., H200"
 
@@ -102,8 +106,8 @@ struct BenchOptions {
   std::size_t probe_bytes = 0;  // CPU read probe buffer; 0 = automatic (well past the LLC)
 };
 
-// Suites: "peers", "amd-mixed-mla", "amd-mla", "sweep" (GPU shapes; on the CPU the harness may
-// cap them).
+// Suites: "peers", "amd-mixed-mla", "amd-mla", "sweep", "worklog" (GPU shapes; on the CPU the
+// harness may cap them). The worklog's labels read "worklog: <shape> | v<N> | <what vN changed>".
 std::vector<std::string> suite_names();
 std::vector<BenchCase> suite_cases(const std::string& name);  // throws InputError
 

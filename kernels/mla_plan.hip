@@ -126,6 +126,21 @@ Plan make_plan(const MlaDeviceArgs& a, const MlaKernelChoice* forced) {
       pl.k.stages = 2;
     }
 #endif
+    // ATTNLAB_MLA_VERSION: one version with its default tile, for timing versions side by side
+    // (the worklog suite); a version this build or device lacks fails the launch, named.
+    if (const int v = env_int("ATTNLAB_MLA_VERSION")) {
+      if (v != 1 && (v < 3 || v > 7))
+        throw attn::DeviceError("ATTNLAB_MLA_VERSION=" + std::to_string(v) +
+                                ": expected 1 or 3-7");
+      if (!mla_version_available(v))
+        throw attn::DeviceError("MLA decode v" + std::to_string(v) +
+                                " is not built for this device (v5-v7 need sm_90a)");
+      pl.k = MlaKernelChoice{};
+      pl.k.version = v;
+      pl.k.head_groups = v == 5 ? 4 : (v == 1 && a.heads > 16 ? 2 : 1);
+      pl.k.block_n = v == 1 || v == 3 ? 32 : 64;
+      pl.k.stages = 2;
+    }
   }
   int smem = 0, threads = 0, per_sm = 0;
   (void)select_for(a, pl.k, &smem, &threads, &per_sm);

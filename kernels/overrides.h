@@ -29,8 +29,10 @@ struct Overrides {
   bool grouped_ticket = true;  // ATTNLAB_GROUPED_TICKET=0: v5's two-warpgroup split merge counts
                                // arrivals after writing (the older order).
   // MLA decode.
-  int mla_probe = 0;  // ATTNLAB_MLA_PROBE bits (diagnostic builds, v5-v7): 1 no Q K^T,
-                      // 2 no P V, 4 no KV copies, 8 (v5) copies by every thread.
+  int mla_version = 0;  // ATTNLAB_MLA_VERSION 1, 3-7: that version with its default tile
+                        // wherever it is built (the worklog suite times each). 0 = the plan's.
+  int mla_probe = 0;    // ATTNLAB_MLA_PROBE bits (diagnostic builds, v5-v7): 1 no Q K^T,
+                        // 2 no P V, 4 no KV copies, 8 (v5) copies by every thread.
   // Both families.
   bool pdl = true;  // ATTNLAB_PDL=0: split combines launch plainly, not as dependents.
 };

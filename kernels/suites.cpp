@@ -115,6 +115,48 @@ std::vector<BenchCase> amd_mla() {
   return out;
 }
 
+// How the kernels got where they are: every version that can still be selected, on the shapes
+// each family was tuned on. Grouped v1-v3 are caps (the plan's best up to vN), v4 and v5 forced;
+// MLA versions are forced with their default tile. A version a device lacks reports so.
+std::vector<BenchCase> worklog() {
+  struct Version {
+    int v;
+    const char* changed;
+  };
+  const std::vector<Version> grouped_versions = {
+      {1, "one block per (split, q head, b), scalar loads: the generic baseline"},
+      {2, "K and V tiles in shared memory read by all heads of a slice, 16-byte loads"},
+      {3, "both products on mma.sync tensor cores, K and V straight from global memory"},
+      {4, "v3's loop fed by a cp.async pipeline per warp"},
+      {5, "up to 64 heads a CTA on Hopper's wgmma, a 3-stage 64-key pipeline"}};
+  const std::vector<Version> mla_versions = {
+      {1, "16 or 32 heads a CTA on mma.sync, a CTA-wide cp.async pipeline"},
+      {3, "a cp.async pipeline per warp over its own columns, one barrier a block"},
+      {4, "v3 with the softmax rows split over the warps, e4m3 converted in registers"},
+      {5, "64 heads a CTA on wgmma, two warpgroups splitting P V"},
+      {6, "<= 16 heads a CTA on wgmma, 64 tokens as the rows of both products"},
+      {7, "v6 for e4m3 caches: Q K^T as e4m3 x e4m3, V to fp16 in registers"}};
+  std::vector<BenchCase> out;
+  const auto add = [&](BenchCase c, const std::string& shape, const std::vector<Version>& vs) {
+    for (const Version& v : vs) {
+      BenchCase x = c;
+      x.kernel_version = v.v;
+      x.label = "worklog: " + shape + " | v" + std::to_string(v.v) + " | " + v.changed;
+      out.push_back(x);
+    }
+  };
+  add(grouped(Variant::kGqa, 32, 8, 128, 16, 4096), "GQA 32/8x128 B16 S4096", grouped_versions);
+  add(grouped(Variant::kMqa, 32, 1, 128, 16, 4096), "MQA 32/1x128 B16 S4096", grouped_versions);
+  add(grouped(Variant::kGqa, 32, 8, 128, 1, 131072), "GQA 32/8x128 B1 S131072", grouped_versions);
+  const std::vector<Version> mla16(mla_versions.begin(), mla_versions.end() - 1);  // no v7
+  add(mla(16, 64, 8192), "MLA H16 B64 S8192 bf16", mla16);
+  add(mla(128, 64, 8192), "MLA H128 B64 S8192 bf16",
+      {mla_versions[0], mla_versions[1], mla_versions[2], mla_versions[3]});
+  add(mla(16, 256, 8192, DType::kFp8), "MLA H16 bs256 kv8192 fp8",
+      {mla_versions[0], mla_versions[1], mla_versions[2], mla_versions[5]});
+  return out;
+}
+
 // What the latency panel plots: latency and GB/s against S (at B = 1) and against B (at
 // S = 4096), for GQA 32/8x128 and MLA H16 512+64. 2 x (10 + 8) = 36 cases.
 std::vector<BenchCase> sweep() {
@@ -138,15 +180,19 @@ std::vector<BenchCase> sweep() {
 
 }  // namespace
 
-std::vector<std::string> suite_names() { return {"peers", "amd-mixed-mla", "amd-mla", "sweep"}; }
+std::vector<std::string> suite_names() {
+  return {"peers", "amd-mixed-mla", "amd-mla", "sweep", "worklog"};
+}
 
 std::vector<BenchCase> suite_cases(const std::string& name) {
   if (name == "peers") return peers();
   if (name == "amd-mixed-mla") return amd_mixed_mla();
   if (name == "amd-mla") return amd_mla();
+  if (name == "worklog") return worklog();
   if (name == "sweep") return sweep();
-  throw attn::InputError("--suite: expected one of peers, amd-mixed-mla, amd-mla, sweep, found '" +
-                         name + "'");
+  throw attn::InputError(
+      "--suite: expected one of peers, amd-mixed-mla, amd-mla, sweep, worklog, found '" + name +
+      "'");
 }
 
 }  // namespace kern

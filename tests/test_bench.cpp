@@ -51,7 +51,7 @@ kern::BenchOptions quick() {
 
 TEST_CASE("bench: suites hold the documented cases", "[bench]") {
   CHECK(kern::suite_names() ==
-        std::vector<std::string>{"peers", "amd-mixed-mla", "amd-mla", "sweep"});
+        std::vector<std::string>{"peers", "amd-mixed-mla", "amd-mla", "sweep", "worklog"});
   const auto peers = kern::suite_cases("peers");
   CHECK(peers.size() == 13);
   for (const auto& c : peers) {
@@ -413,4 +413,30 @@ TEST_CASE("bench: the amd-mla suite is AMD's 36 cases, mxfp4 allowed for MLA onl
   kern::BenchCase g;
   g.dtype = attn::DType::kMxfp4;
   CHECK_THROWS_AS(g.validate(), attn::InputError);  // grouped caches have no mxfp4 storage
+}
+
+TEST_CASE(
+    "bench: the worklog suite names every selectable version of both families on their "
+    "shapes",
+    "[bench]") {
+  const auto cases = kern::suite_cases("worklog");
+  REQUIRE(cases.size() == 5 * 3 + 5 + 4 + 4);
+  int grouped = 0, mla = 0;
+  for (const kern::BenchCase& c : cases) {
+    CAPTURE(c.label);
+    CHECK_NOTHROW(c.validate());
+    CHECK(c.kernel_version >= 1);
+    CHECK(c.kernel_version <= (c.variant == attn::Variant::kMla ? 7 : 5));
+    const bool is_mla = c.variant == attn::Variant::kMla;
+    if (is_mla) CHECK(c.kernel_version != 2);  // MLA v2 is v1 with its options as defaults
+    // "worklog: <shape> | v<N> | <what vN changed>"
+    CHECK_THAT(c.label, Catch::StartsWith("worklog: "));
+    CHECK_THAT(c.label, Catch::Contains(" | v" + std::to_string(c.kernel_version) + " | "));
+    (is_mla ? mla : grouped)++;
+  }
+  CHECK(grouped == 15);
+  CHECK(mla == 13);
+  // fp8 MLA gets v7, the 16-bit MLA rows never do.
+  for (const kern::BenchCase& c : cases)
+    if (c.kernel_version == 7) CHECK(c.dtype == attn::DType::kFp8);
 }

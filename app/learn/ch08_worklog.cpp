@@ -37,6 +37,33 @@ std::vector<RecordedResult> newest(const std::string& suite) {
   return v;
 }
 
+// A worklog label: "worklog: <shape> | v<N> | <what vN changed>".
+struct WorklogRow {
+  std::string shape, version, changed;
+  const RecordedResult* r = nullptr;
+};
+
+std::vector<WorklogRow> worklog_rows(const std::vector<RecordedResult>& rows) {
+  std::vector<WorklogRow> out;
+  for (const RecordedResult& r : rows) {
+    const std::string& l = r.result.c.label;
+    const auto a = l.find(" | "), b = a == std::string::npos ? a : l.find(" | ", a + 3);
+    if (b == std::string::npos) continue;
+    const std::string shape = l.substr(0, a);
+    out.push_back({shape.rfind("worklog: ", 0) == 0 ? shape.substr(9) : shape,
+                   l.substr(a + 3, b - a - 3), l.substr(b + 3), &r});
+  }
+  return out;
+}
+
+// The shapes of the worklog in their order.
+std::vector<std::string> worklog_shapes(const std::vector<WorklogRow>& rows) {
+  std::vector<std::string> v;
+  for (const WorklogRow& w : rows)
+    if (std::find(v.begin(), v.end(), w.shape) == v.end()) v.push_back(w.shape);
+  return v;
+}
+
 double share_of_probe(const kern::BenchResult& r) {
   return r.probe_gbps > 0 ? r.gbps / r.probe_gbps : 0.0;
 }
@@ -81,12 +108,72 @@ WorkbenchSetup setup(const Lesson& l) {
   return s;
 }
 
+// One shape's versions, top to bottom in the order they were written: the version, what it
+// changed, its measured time and its share of the read bandwidth measured in the same run.
+void draw_worklog(const Lesson& l, const Canvas& cv, const std::vector<RecordedResult>& rows) {
+  ImDrawList* dl = cv.dl;
+  ImFont* cap = fonts().caption;
+  const ImU32 ink = vis::concept_color(vis::Concept::kInk);
+  const std::vector<WorklogRow> all = worklog_rows(rows);
+  const std::vector<std::string> shapes = worklog_shapes(all);
+  if (shapes.empty()) return;
+  const std::string& shape = shapes[static_cast<size_t>(
+      std::clamp(l.ctl->worklog_family, 0, static_cast<int>(shapes.size()) - 1))];
+  std::vector<const WorklogRow*> mine;
+  double top = 0;
+  for (const WorklogRow& w : all)
+    if (w.shape == shape && w.r->result.median_us > 0) {
+      mine.push_back(&w);
+      top = std::max(top, w.r->result.median_us);
+    }
+  vis::text_at(dl, cap, ImVec2(cv.p0.x + 16, cv.p0.y + 12), ink, shape);
+  const float grow = vis::phase(static_cast<float>(l.beat) + l.t, 0.0f, 0.9f);
+  const float pitch =
+      std::min(80.0f, (cv.size.y - 90) / static_cast<float>(std::max<size_t>(1, mine.size())));
+  const float x0 = cv.p0.x + 90, w = cv.size.x * 0.55f;
+  for (size_t i = 0; i < mine.size(); ++i) {
+    const kern::BenchResult& r = mine[i]->r->result;
+    const float y = cv.p0.y + 50 + pitch * static_cast<float>(i);
+    vis::text_at(dl, fonts().title, ImVec2(cv.p0.x + 16, y), ink, mine[i]->version);
+    const float bw = w * static_cast<float>(r.median_us / top) * grow;
+    dl->AddRectFilled(ImVec2(x0, y + 4), ImVec2(x0 + std::max(2.0f, bw), y + 24),
+                      vis::concept_color(vis::Concept::kValue));
+    std::string fig = attn::format_duration_us(r.median_us);
+    if (share_of_probe(r) > 0)
+      fig += ", " + std::to_string(static_cast<int>(std::lround(100 * share_of_probe(r)))) +
+             "% of the read probe";
+    vis::text_at(dl, nullptr, ImVec2(x0 + bw + 8, y + 6), ink, fig);
+    vis::text_at(dl, nullptr, ImVec2(x0, y + 28), IM_COL32(170, 170, 170, 255), mine[i]->changed);
+  }
+  vis::text_at(dl, cap, ImVec2(cv.p0.x + cv.size.x - 16, cv.p0.y + cv.size.y - 30),
+               IM_COL32(170, 170, 170, 255), rows.front().provenance(), vis::Align::kRight);
+}
+
+void controls(LessonControls& c, const Lesson& l) {
+  if (l.beat != 0) return;
+  const std::vector<WorklogRow> all = worklog_rows(newest("worklog"));
+  const std::vector<std::string> shapes = worklog_shapes(all);
+  if (shapes.empty()) return;
+  c.worklog_family = std::clamp(c.worklog_family, 0, static_cast<int>(shapes.size()) - 1);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 18);
+  if (ImGui::BeginCombo("case", shapes[static_cast<size_t>(c.worklog_family)].c_str())) {
+    for (size_t i = 0; i < shapes.size(); ++i)
+      if (ImGui::Selectable(shapes[i].c_str(), static_cast<int>(i) == c.worklog_family))
+        c.worklog_family = static_cast<int>(i);
+    ImGui::EndCombo();
+  }
+}
+
 void draw(const Lesson& l, const Canvas& cv) {
   ImDrawList* dl = cv.dl;
   ImFont* cap = fonts().caption;
   const ImU32 ink = vis::concept_color(vis::Concept::kInk);
   const float beat = static_cast<float>(l.beat) + l.t;
   const std::vector<RecordedResult> rows = newest(l.beat == 0 ? "worklog" : "peers");
+  if (l.beat == 0 && !rows.empty()) {
+    draw_worklog(l, cv, rows);
+    return;
+  }
   if (rows.empty()) {
     vis::text_at(dl, fonts().title, cv.at(0.5f, 0.42f), IM_COL32(150, 150, 150, 255),
                  l.beat == 0 ? "no worklog recorded yet" : "no peers results recorded",
@@ -138,7 +225,7 @@ void draw(const Lesson& l, const Canvas& cv) {
 
 const Chapter& chapter_worklog() {
   static const Chapter c{
-      "The worklog", "How did the kernels reach the bandwidth limit?", 2, text, setup, nullptr,
+      "The worklog", "How did the kernels reach the bandwidth limit?", 2, text, setup, controls,
       draw};
   return c;
 }
