@@ -41,7 +41,7 @@ void draw_plots(LatencyState& st, const ResultSet& set) {
     p->x.log_base = 2;
     p->x.format = [](double v) { return attn::format_tokens(v); };
     p->y.scale = vis::AxisScale::kLog;
-    p->legend = vis::LegendPos::kTopLeft;
+    p->legend = vis::LegendPos::kAbove;  // never over the lines
   }
   lat.title = "median latency";
   lat.y.label = "time";

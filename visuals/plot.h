@@ -101,7 +101,7 @@ struct PlotSpec {
   std::vector<Series> series;
   std::vector<RefLine> hlines;  // y = value
   std::vector<RefLine> vlines;  // x = value
-  LegendPos legend = LegendPos::kTopLeft;
+  LegendPos legend = LegendPos::kAbove;  // off the data by default
 };
 
 // Palette used for series without a colour (distinct on the dark style, 8 entries, cycles).
