@@ -189,14 +189,15 @@ ImVec2 draw_tape(ImDrawList* dl, ImFont* font, ImVec2 at, const std::vector<Tape
   for (size_t i = 0; i < cols.size(); ++i) {
     const TapeColumn& c = cols[i];
     const float cw = std::max(1.0f, c.elements * st.px_per_element);
-    const bool wide = cw >= 6;
+    const bool wide = cw >= 16;  // narrower ones share one fill, with separator lines
     if (wide) {
       fill(x, x + cw, c.concept);
     } else if (i + 1 == cols.size() || cols[i + 1].concept != c.concept || gap > 0) {
       fill(run_x0, x + cw, c.concept);  // the run ends here
     } else if (cw >= 3) {
-      dl->AddLine(ImVec2(x + cw, at.y), ImVec2(x + cw, at.y + grown),
-                  with_alpha(concept_color(c.concept), 0.5f * st.alpha), 1.0f);
+      // A 1-px rectangle, not an anti-aliased line: hundreds of them stay cheap on llvmpipe.
+      dl->AddRectFilled(ImVec2(x + cw - 0.5f, at.y), ImVec2(x + cw + 0.5f, at.y + grown),
+                        with_alpha(concept_color(c.concept), 0.5f * st.alpha));
     }
     if (c.group_color)
       dl->AddRectFilled(ImVec2(x, at.y - 6), ImVec2(x + cw, at.y - 1),
@@ -214,7 +215,7 @@ ImVec2 draw_tape(ImDrawList* dl, ImFont* font, ImVec2 at, const std::vector<Tape
   const ImU32 rule = IM_COL32(20, 22, 26, static_cast<int>(150 * st.alpha));
   for (int r = 1; r < st.rows_drawn; ++r) {
     const float y = at.y + row_h * static_cast<float>(r);
-    dl->AddLine(ImVec2(at.x, y), ImVec2(at.x + w, y), rule, 1.0f);
+    dl->AddRectFilled(ImVec2(at.x, y - 0.5f), ImVec2(at.x + w, y + 0.5f), rule);
   }
   if (st.new_row > 0) {
     const float y0 = at.y + h;

@@ -154,10 +154,10 @@ void draw(const Lesson& l, const Canvas& cv) {
   // The tape, at the MHA width's scale for every beat (so it visibly shrinks).
   const float mha_elements = 2.0f * static_cast<float>(f.hq * f.d);
   vis::TapeStyle st;
-  st.px_per_element = cv.size.x * 0.62f / mha_elements;
+  st.px_per_element = cv.size.x * 0.44f / mha_elements;  // MHA's tape ends before the bars
   st.height = cv.size.y * 0.66f;
   st.rows_drawn = 12;
-  const ImVec2 tape_at = cv.at(0.24f, 0.14f);
+  const ImVec2 tape_at = cv.at(0.20f, 0.14f);
   // While merging: every query head's column squeezes; once merged: the real tape of Hkv heads.
   const bool merged = g_now >= static_cast<float>(g) - 1e-3f;
   std::vector<vis::TapeColumn> cols;
@@ -184,7 +184,7 @@ void draw(const Lesson& l, const Canvas& cv) {
   vis::text_at(dl, cap, ImVec2(tape_at.x, tape_at.y - 56), vis::concept_color(vis::Concept::kInk),
                label);
   // The bytes counter: one bar per variant seen so far, on one scale.
-  const float bx = std::max(end.x + 40, cv.p0.x + cv.size.x * 0.72f);
+  const float bx = std::max(end.x + 40, cv.p0.x + cv.size.x * 0.70f);
   const float bw = cv.p0.x + cv.size.x - 30 - bx;
   const double sizes[] = {f.mha, f.gqa, f.mqa};
   const char* names[] = {"MHA", "GQA", "MQA"};
