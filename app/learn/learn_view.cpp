@@ -3,6 +3,7 @@
 #include "app/learn/learn_view.h"
 
 #include <algorithm>
+#include <cctype>
 #include <string>
 
 #include <imgui.h>
@@ -101,13 +102,18 @@ void nav_row(App& app, const Chapter& c, const Lesson& l) {
     ImGui::SetTooltip("Sets the panels to this beat's model, variant, S, B, dtype and TP.");
 }
 
-// Text wrapped only at spaces (ImGui also breaks after '.', which splits "4.80 TB/s").
+// Text wrapped only at spaces (ImGui also breaks after '.', which splits "4.80 TB/s"), and not
+// between a number and the word after it.
 void wrapped_at_spaces(const std::string& s, float width) {
   size_t start = 0;
   while (start < s.size()) {
     size_t end = start, last_fit = std::string::npos;
     while (end <= s.size()) {
-      const size_t sp = s.find(' ', end);
+      size_t sp = s.find(' ', end);
+      // A number keeps its unit: "8.58 GiB" and "32 query" never break after the digits.
+      while (sp != std::string::npos && sp > 0 &&
+             std::isdigit(static_cast<unsigned char>(s[sp - 1])))
+        sp = s.find(' ', sp + 1);
       const size_t stop = sp == std::string::npos ? s.size() : sp;
       if (ImGui::CalcTextSize(s.c_str() + start, s.c_str() + stop).x > width &&
           last_fit != std::string::npos)
