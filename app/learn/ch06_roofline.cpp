@@ -135,6 +135,7 @@ WorkbenchSetup setup(const Lesson& l) {
   s.dtype = l.ctl->dtype;
   s.gpu = l.ctl->gpu;
   s.focus = PanelId::kLatency;
+  s.latency_tab = LatencyTab::kRoofline;
   return s;
 }
 

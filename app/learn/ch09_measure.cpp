@@ -78,6 +78,7 @@ WorkbenchSetup setup(const Lesson& l) {
   s.seq = l.ctl->seq;
   s.dtype = l.ctl->dtype;
   s.focus = PanelId::kLatency;
+  s.latency_tab = LatencyTab::kSideBySide;
   return s;
 }
 

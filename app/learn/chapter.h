@@ -42,6 +42,7 @@ struct WorkbenchSetup {
   int tp = 1;
   std::string gpu;  // empty: keep
   PanelId focus = PanelId::kKvCache;
+  LatencyTab latency_tab = LatencyTab::kNone;  // the latency panel's tab to bring forward
 };
 
 // The inputs of a chapter for one frame.

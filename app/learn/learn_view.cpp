@@ -193,6 +193,7 @@ void open_in_workbench(App& app, const WorkbenchSetup& s) {
   app.tp = s.tp;
   if (!s.gpu.empty()) app.gpu_name = s.gpu;
   app.shown(s.focus) = true;
+  if (s.latency_tab != LatencyTab::kNone) app.latency.open_tab = s.latency_tab;
   app.view = View::kWorkbench;
   app.ui.focus_panel = panel_info(s.focus).title;
   post_message(app, "workbench: " +

@@ -251,6 +251,12 @@ TEST_CASE("learn: Open in workbench sets the panels to the beat and switches vie
   CHECK(a.model.variant == attn::Variant::kMla);
   CHECK(a.seq == 131072);
   CHECK(a.tp == 8);
+
+  app::learn::go_to(a, 8, 1);  // Measure it: the latency panel's Side by side tab
+  a.learn.controls = app::learn::controls_from_user(a);
+  app::learn::open_in_workbench(a, app::learn::chapters()[8]->setup(app::learn::make_lesson(a)));
+  CHECK(a.shown(app::PanelId::kLatency));
+  CHECK(a.latency.open_tab == app::LatencyTab::kSideBySide);
 }
 
 TEST_CASE("learn: --learn N.M opens that beat and refuses ones that do not exist", "[gui][learn]") {
