@@ -21,7 +21,7 @@ enum class FramePhase : int {
   kFonts,            // font atlas rebuild after a UI-scale change (normally 0)
   kBackendNewFrame,  // ImGui_ImplOpenGL3_NewFrame + ImGui_ImplSDL2_NewFrame
   kImGuiNewFrame,    // ImGui::NewFrame
-  kPanels,           // app::draw_frame (menus, the six panels, popups, status bar)
+  kPanels,           // app::draw_frame (menus, the view or the panels, popups, status bar)
   kRender,           // ImGui::Render (builds the draw lists)
   kGlDraw,           // glClear + ImGui_ImplOpenGL3_RenderDrawData (llvmpipe queues the work)
   kReadback,         // glReadPixels for a PNG (screenshot or export; normally 0)

@@ -11,7 +11,7 @@
 
 namespace app {
 
-// What fills the window below the menu bar: the lesson, the six panels, or the side-by-side
+// What fills the window below the menu bar: the lesson, the five panels, or the side-by-side
 // comparison. A first start opens the lesson; the choice is remembered.
 enum class View : int { kLearn, kWorkbench, kCompare };
 const char* view_name(View v);  // "learn", "workbench", "compare"
