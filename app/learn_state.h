@@ -23,10 +23,8 @@ struct LessonControls {
   attn::DType dtype = attn::DType::kBf16;
   std::string gpu = "H200";
   int kv_heads = 8;     // Hkv of the grouped chapters
-  int mla_heads = 128;  // H of the MLA roofline point
   int tp = 1;
-  bool split_kv = true;    // the kernel chapter's switch
-  int worklog_family = 0;  // 0 grouped, 1 MLA
+  int worklog_family = 0;  // the worklog chapter's case (index into its recorded shapes)
 };
 
 struct LearnState {
