@@ -9,6 +9,7 @@
 
 #include <imgui.h>
 
+#include "app/bench_cases.h"
 #include "app/job_runner.h"
 #include "app/latency_tables.h"
 #include "attention/roofline.h"
@@ -26,15 +27,6 @@ std::string sci(double v) {
 }
 
 std::string us(double v) { return v > 0 ? attn::format_duration_us(v) : "-"; }
-
-// The datasheet of the GPU a side ran on ("NVIDIA H200" -> H200), or nullptr.
-const attn::GpuSpec* spec_of(const std::string& device) {
-  const attn::GpuSpec* best = nullptr;
-  for (const attn::GpuSpec& g : attn::gpu_specs())
-    if (device.find(g.name) != std::string::npos && (!best || g.name.size() > best->name.size()))
-      best = &g;
-  return best;
-}
 
 void heatmap(const char* id, const char* title, const std::vector<double>& v, int rows, int cols,
              double lo, double hi, float w, float h) {
@@ -84,7 +76,7 @@ void timings(const SideBySide& r) {
   };
   row("of the read probe", share(a), share(g));
   const attn::LayerShape layer = r.c.layer_shape();
-  if (const attn::GpuSpec* s = g.present ? spec_of(g.device) : nullptr) {
+  if (const attn::GpuSpec* s = g.present ? gpu_spec_for_device(g.device) : nullptr) {
     const attn::RooflineProjection p =
         attn::project_decode(layer, r.c.batch, r.c.seq, r.c.dtype, *s);
     row("of the roofline", "-",

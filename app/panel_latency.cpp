@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <thread>
 
 #include <imgui.h>
@@ -61,14 +62,10 @@ std::vector<kern::BenchCase> workload_cases(App& app, std::string* error) {
     std::vector<kern::BenchCase> cases = kern::suite_cases(workload_name(st.workload));
     if (st.device == BenchTarget::kCpu) {
       std::vector<kern::BenchCase> unique;
+      std::set<std::string> seen;
       for (kern::BenchCase c : cases) {
         c.dtype = attn::DType::kFp32;
-        const bool seen = std::any_of(unique.begin(), unique.end(), [&](const kern::BenchCase& o) {
-          return o.variant == c.variant && o.batch == c.batch && o.seq == c.seq &&
-                 o.q_heads == c.q_heads && o.kv_heads == c.kv_heads && o.head_dim == c.head_dim &&
-                 o.window == c.window && o.latent_dim == c.latent_dim && o.rope_dim == c.rope_dim;
-        });
-        if (!seen) unique.push_back(c);
+        if (seen.insert(shape_key(c)).second) unique.push_back(c);
       }
       cases = unique;
     }
