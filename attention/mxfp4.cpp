@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "attention/error.h"
@@ -39,7 +40,10 @@ std::uint8_t mx_scale_byte(float amax) {
   return static_cast<std::uint8_t>(std::clamp(e + 127, 0, 254));
 }
 
-float mx_scale_value(std::uint8_t byte) { return std::ldexp(1.0f, static_cast<int>(byte) - 127); }
+float mx_scale_value(std::uint8_t byte) {
+  if (byte == 255) return std::numeric_limits<float>::quiet_NaN();  // E8M0's NaN
+  return std::ldexp(1.0f, static_cast<int>(byte) - 127);
+}
 
 Mxfp4Matrix quantize_mxfp4(const float* x, std::size_t rows, std::size_t cols) {
   if (cols < 2 || cols % 2 != 0)

@@ -23,7 +23,7 @@ std::uint8_t e2m1_code(float x);
 // The E8M0 scale byte of a block whose largest magnitude is `amax` (0 for amax == 0; clamped
 // to 0..254 so that the byte is never E8M0's NaN).
 std::uint8_t mx_scale_byte(float amax);
-// 2^(byte - 127).
+// 2^(byte - 127); byte 255 is E8M0's NaN.
 float mx_scale_value(std::uint8_t byte);
 
 // A rows x n matrix (n a multiple of 2) in mxfp4: `values` rows x n / 2 bytes, `scales`

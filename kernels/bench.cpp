@@ -210,10 +210,6 @@ BenchReport run_bench(const std::vector<BenchCase>& cases, const BenchOptions& o
       BenchResult r;
       try {
         c.validate();
-        if (c.dtype == attn::DType::kMxfp4)
-          throw InputError(
-              "no GPU kernel reads mxfp4 yet (the CPU reference does: attnlab run --dtype "
-              "mxfp4)");
         const ScopedVersion version(c);
         r = gpu_bench_case(c, opt);
       } catch (const InputError& e) {

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "attention/error.h"
+#include "attention/mxfp4.h"
 #include "attention/reference.h"
 #include "kernels/bench_gpu.h"
 #include "kernels/gpu.h"
@@ -38,6 +39,7 @@
 #include "kernels/gpu_host.h"
 #include "kernels/grouped_launch.h"
 #include "kernels/mla_launch.h"
+#include "kernels/mla_packed.h"
 #include "kernels/read_probe.h"
 
 namespace kern {
@@ -463,6 +465,88 @@ void bench_mla(const BenchCase& c, const BenchOptions& opt, BenchResult& r) {
                : 0;
 }
 
+// mxfp4 caches (AMD's MI355X problem) through the packed kernel (decode_mla_packed.hip), in AMD's
+// layout: B sequences of one new token each, their caches back to back, E2M1 values and E8M0
+// scales as two tensors. The reference sees the dequantised cache.
+void bench_mla_packed(const BenchCase& c, const BenchOptions& opt, BenchResult& r) {
+  const int dk = c.latent_dim + c.rope_dim;
+  const std::size_t nq = static_cast<std::size_t>(c.batch) * c.q_heads * dk;
+  const std::size_t nkv = static_cast<std::size_t>(c.batch) * c.seq * dk;
+  const std::size_t no = static_cast<std::size_t>(c.batch) * c.q_heads * c.latent_dim;
+  r.kv_bytes = c.kv_bytes();
+
+  MlaPackedArgs a;
+  a.batch = c.batch;
+  a.total_q = c.batch;
+  a.max_q_len = 1;
+  a.max_kv_len = c.seq;
+  a.heads = c.q_heads;
+  a.latent_dim = c.latent_dim;
+  a.rope_dim = c.rope_dim;
+  a.scale = static_cast<float>(attn::resolve_scale(c.scale, dk));
+  a.dt = c.dtype;
+  const std::size_t work_bytes = mla_packed_workspace_bytes(a);
+  const std::size_t per_copy = nq * 2 + nkv / 2 + nkv / 32 + no * sizeof(float);
+  const std::size_t table_bytes = static_cast<std::size_t>(c.batch) * 4 * sizeof(std::int32_t);
+  const int copies = copies_for(per_copy, work_bytes + table_bytes);
+
+  std::vector<float> q(nq), kv(nkv);
+  fill_uniform(q, kSeed + 11, 1.7320508f);
+  fill_uniform(kv, kSeed + 12, 1.7320508f);
+  std::vector<unsigned char> hq(nq * 2);
+  encode_storage(attn::DType::kBf16, q.data(), nq, 1.0f, hq.data());
+  round_as_storage(attn::DType::kBf16, q.data(), nq, 1.0f, q.data());
+  attn::Mxfp4Matrix m =
+      attn::quantize_mxfp4(kv.data(), static_cast<std::size_t>(c.batch * c.seq), std::size_t(dk));
+  std::vector<float>().swap(kv);
+
+  attn::MlaDecodeShape rs;
+  rs.seq = c.seq;
+  rs.heads = c.q_heads;
+  rs.latent_dim = c.latent_dim;
+  rs.rope_dim = c.rope_dim;
+  rs.scale = a.scale;
+  const std::uint64_t per_seq = static_cast<std::uint64_t>(c.seq) * c.q_heads * (dk + c.latent_dim);
+  rs.batch = std::max<std::int64_t>(
+      1, std::min<std::int64_t>(c.batch, static_cast<std::int64_t>(
+                                             kMaxRefWork / std::max<std::uint64_t>(1, per_seq))));
+  std::vector<double> ref(static_cast<std::size_t>(rs.batch) * c.q_heads * c.latent_dim);
+  {
+    attn::Mxfp4Matrix head = m;  // the sequences the reference runs, dequantised
+    head.rows = static_cast<std::size_t>(rs.batch * c.seq);
+    head.values.resize(head.rows * head.cols / 2);
+    head.scales.resize(head.rows * head.scale_cols());
+    const std::vector<float> kv_ref = attn::dequantize_mxfp4(head);
+    attn::decode_mla_absorbed<double>(rs, q.data(), kv_ref.data(), nullptr, ref.data(), 0);
+  }
+
+  std::vector<std::int32_t> table;
+  for (std::int64_t b = 0; b < c.batch; ++b)
+    for (std::int64_t v : {b, std::int64_t{1}, b * c.seq, c.seq})
+      table.push_back(static_cast<std::int32_t>(v));
+  DeviceBuffer dtable(table_bytes);
+  HIP_CHECK(hipMemcpy(dtable.get(), table.data(), table_bytes, hipMemcpyHostToDevice));
+  DeviceCopies dc;  // k holds the E2M1 values, v the E8M0 scales
+  upload_copies(dc, copies, hq, m.values, m.scales, no * sizeof(float));
+  m = attn::Mxfp4Matrix{};
+  DeviceBuffer work(work_bytes);
+  auto launch = [&](int i, hipStream_t st) {
+    MlaPackedArgs x = a;
+    x.q = dc.q[i].get();
+    x.kv = dc.k[i].get();
+    x.kv_scales = dc.v[i].as<std::uint8_t>();
+    x.seqs = dtable.as<std::int32_t>();
+    x.out = dc.out[i].as<float>();
+    x.workspace = work.get();
+    x.stream = st;
+    launch_mla_packed(x);
+  };
+  check_and_time(launch, dc, no, ref.size(), ref, opt, r);
+  r.gbps = r.median_us > 0
+               ? static_cast<double>(r.kv_bytes + nq * 2 + no * sizeof(float)) / (r.median_us * 1e3)
+               : 0;
+}
+
 __global__ void empty_kernel() {}
 
 }  // namespace
@@ -511,11 +595,15 @@ BenchResult gpu_bench_case(const BenchCase& c, const BenchOptions& opt) {
   r.c = c;
   r.device = "gpu";
   try {
+    const bool mxfp4_mla = c.dtype == attn::DType::kMxfp4 && c.variant == attn::Variant::kMla;
     if (c.dtype != attn::DType::kBf16 && c.dtype != attn::DType::kFp16 &&
-        c.dtype != attn::DType::kFp8)
-      throw attn::InputError("--dtype for the GPU must be bf16, fp16 or fp8, found " +
-                             std::string(attn::dtype_name(c.dtype)));
-    if (c.variant == attn::Variant::kMla)
+        c.dtype != attn::DType::kFp8 && !mxfp4_mla)
+      throw attn::InputError(
+          "--dtype for the GPU must be bf16, fp16 or fp8 (mxfp4 for mla), found " +
+          std::string(attn::dtype_name(c.dtype)));
+    if (mxfp4_mla)
+      bench_mla_packed(c, opt, r);
+    else if (c.variant == attn::Variant::kMla)
       bench_mla(c, opt, r);
     else
       bench_grouped(c, opt, r);

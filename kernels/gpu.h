@@ -4,12 +4,14 @@
 // available = false.
 //
 // All tensors here are host float32 in the layouts of docs/DESIGN.md section 2; the API
-// uploads them converted to the requested storage dtype (bf16, fp16, or fp8 e4m3 KV with one
-// float32 scale per tensor and bf16 queries), runs, and downloads float32 results. Benchmarks use
+// uploads them converted to the requested storage dtype (bf16, fp16, fp8 e4m3 KV with one
+// float32 scale per tensor, or mxfp4 KV for the ragged MLA decode; bf16 queries with fp8 and
+// mxfp4), runs, and downloads float32 results. Benchmarks use
 // GpuWorkspace to keep data resident.
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "attention/dtype.h"
 #include "attention/reference.h"
@@ -44,5 +46,14 @@ void gpu_decode_grouped(const attn::GroupedDecodeShape& s, const float* q, const
 // MLA absorbed decode: q [B, H, Dl + Dr], kv [B, S, Dl + Dr], out [B, H, Dl].
 void gpu_decode_mla(const attn::MlaDecodeShape& s, const float* q, const float* kv,
                     const std::int64_t* lens, float* out, attn::DType dt);
+// MLA absorbed decode over ragged sequences (AMD's MI355X layout; attn::decode_mla_ragged):
+// q [total_q, H, Dl + Dr], kv [total_kv, Dl + Dr], each sequence's rows and new tokens in `seqs`
+// (attn::mla_sequences_from_indptr for a packed batch), out [total_q, H, Dl] (rows no sequence
+// owns are 0). dt: kBf16, kFp16, kFp8 (per-tensor scale) or kMxfp4 (attention/mxfp4.h; q bf16).
+// splits 0 = the plan's choice. Throws InputError for sequences that break those rules.
+void gpu_decode_mla_ragged(const attn::MlaRaggedShape& s, const float* q, std::int64_t total_q,
+                           const float* kv, std::int64_t total_kv,
+                           const std::vector<attn::MlaSequence>& seqs, float* out, attn::DType dt,
+                           int splits = 0);
 
 }  // namespace kern

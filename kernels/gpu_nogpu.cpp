@@ -31,4 +31,10 @@ void gpu_decode_mla(const attn::MlaDecodeShape&, const float*, const float*, con
   no_gpu();
 }
 
+void gpu_decode_mla_ragged(const attn::MlaRaggedShape&, const float*, std::int64_t, const float*,
+                           std::int64_t, const std::vector<attn::MlaSequence>&, float*,
+                           attn::DType, int) {
+  no_gpu();
+}
+
 }  // namespace kern

@@ -10,6 +10,7 @@
 
 #include "attention/error.h"
 #include "attention/mxfp4.h"
+#include "kernels/mxfp4_device.h"
 
 TEST_CASE("mxfp4: every E2M1 code round-trips, and ties round to the even code", "[mxfp4]") {
   const float mags[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
@@ -97,4 +98,41 @@ TEST_CASE("mxfp4: random rows stay within two scale steps and rounding is idempo
     attn::round_to_mxfp4(z.data(), rows, cols);
     CHECK(z == y);
   }
+}
+
+TEST_CASE("mxfp4: the kernels' register dequantisation equals attention/'s on every code and scale",
+          "[mxfp4]") {
+  // kernels/mxfp4_device.h turns a byte of two E2M1 codes and a block's E8M0 scale into two bf16
+  // without a table; the bf16 must be exactly the float attn::dequantize_mxfp4 gives.
+  for (std::uint32_t s = 0; s < 256; ++s) {
+    const float scale = kern::mx::scale_value(s);
+    const float want_scale = attn::mx_scale_value(static_cast<std::uint8_t>(s));
+    CAPTURE(s);
+    if (s == 255) {
+      REQUIRE(std::isnan(scale));
+      REQUIRE(std::isnan(want_scale));
+    } else {
+      REQUIRE(scale == want_scale);
+    }
+    for (std::uint32_t byte = 0; byte < 256; ++byte) {
+      const std::uint32_t w = kern::mx::byte_to_bf16x2(byte, scale);
+      for (int half = 0; half < 2; ++half) {
+        const std::uint8_t code = static_cast<std::uint8_t>(half == 0 ? byte & 15u : byte >> 4);
+        const float want = attn::e2m1_value(code) * want_scale;
+        const std::uint32_t bits = half == 0 ? (w & 0xffffu) << 16 : w & 0xffff0000u;
+        const float got = kern::mx::bits_to_float(bits);
+        CAPTURE(byte, half);
+        if (std::isnan(want))
+          REQUIRE(std::isnan(got));
+        else
+          REQUIRE(got == want);  // exact: E2M1 times a power of two fits bf16
+      }
+    }
+  }
+  std::uint32_t out[4];
+  kern::mx::word_to_bf16x8(0x7f10a9c2u, 1.0f, out);  // bytes c2 a9 10 7f: element order kept
+  CHECK(out[0] == kern::mx::byte_to_bf16x2(0xc2u, 1.0f));
+  CHECK(out[1] == kern::mx::byte_to_bf16x2(0xa9u, 1.0f));
+  CHECK(out[2] == kern::mx::byte_to_bf16x2(0x10u, 1.0f));
+  CHECK(out[3] == kern::mx::byte_to_bf16x2(0x7fu, 1.0f));
 }

@@ -67,7 +67,7 @@ struct RunCommand {
   void add(CLI::App& root);
   int run();
   // mla with --q-len or --qo-indptr / --kv-indptr (the CPU reference; checked flags given).
-  int run_mla_ragged(attn::DType dt, double scale_value);
+  int run_mla_ragged(attn::DType dt, double scale_value, bool gpu);
   // Writes `tout` to --out and prints the one-line summary.
   int finish(const attn::TensorF& tout, const std::string& summary, bool gpu, attn::DType dt);
 };

@@ -189,9 +189,9 @@ void RunCommand::add(CLI::App& root) {
       ->type_name("X");
   sub->add_option("--device", device, "cpu (default) or gpu")->type_name("cpu|gpu");
   sub->add_option("--dtype", dtype,
-                  "Storage dtype: fp32 (cpu default), bf16 (gpu default), fp16, fp8, mxfp4 (cpu "
-                  "only: E2M1 with one E8M0 scale per 32); on the cpu "
-                  "the inputs are rounded to it first")
+                  "Storage dtype: fp32 (cpu default), bf16 (gpu default), fp16, fp8, mxfp4 (E2M1 "
+                  "with one E8M0 scale per 32; gpu: mla only); on the cpu the inputs are rounded "
+                  "to it first")
       ->type_name("DT");
 }
 
@@ -209,8 +209,10 @@ int RunCommand::run() {
   const bool gpu = given("--device") && device == "gpu";
   attn::DType dt = gpu ? attn::DType::kBf16 : attn::DType::kFp32;
   if (given("--dtype")) dt = parse_dtype_flag("--dtype", dtype, true);
-  if (gpu && dt == attn::DType::kMxfp4)
-    throw InputError("--dtype mxfp4: no GPU kernel reads mxfp4 caches yet; use --device cpu");
+  if (gpu && dt == attn::DType::kMxfp4 && !mla)
+    throw InputError(
+        "--dtype mxfp4: the GPU kernels read mxfp4 caches for --variant mla only; use --device "
+        "cpu");
   if (gpu && dt == attn::DType::kFp32)
     throw InputError("--dtype fp32: the GPU kernels take bf16, fp16 or fp8 (--device gpu)");
 
@@ -238,11 +240,7 @@ int RunCommand::run() {
   const bool ragged = given("--qo-indptr") || given("--kv-indptr") || given("--q-len");
   if (ragged) {
     if (!mla) throw InputError("run: --q-len, --qo-indptr and --kv-indptr are for --variant mla");
-    if (gpu)
-      throw InputError(
-          "run: several new tokens a sequence (--q-len) and packed batches (--qo-indptr, "
-          "--kv-indptr) run on the CPU reference only so far; use --device cpu");
-    return run_mla_ragged(dt, sc);
+    return run_mla_ragged(dt, sc, gpu);
   }
 
   // ---- queries ---------------------------------------------------------------------------
@@ -327,7 +325,19 @@ int RunCommand::run() {
     s.rope_dim = static_cast<int>(D) - Dl;
     s.scale = sc;
     const std::int64_t* lp = lv.empty() ? nullptr : lv.data();
-    if (gpu) {
+    if (gpu && dt == attn::DType::kMxfp4) {
+      // mxfp4 caches are read by the packed kernel: sequence b is kv rows b * S .. + len.
+      tout = attn::TensorF({B, Hq, Dl});
+      std::vector<attn::MlaSequence> seqs;
+      for (std::int64_t b = 0; b < B; ++b)
+        seqs.push_back({b, 1, b * S, lv.empty() ? S : lv[static_cast<std::size_t>(b)]});
+      attn::MlaRaggedShape rs;
+      rs.heads = s.heads;
+      rs.latent_dim = s.latent_dim;
+      rs.rope_dim = s.rope_dim;
+      rs.scale = s.scale;
+      kern::gpu_decode_mla_ragged(rs, tq.ptr(), B, tkv.ptr(), B * S, seqs, tout.ptr(), dt);
+    } else if (gpu) {
       tout = attn::TensorF({B, Hq, Dl});
       kern::gpu_decode_mla(s, tq.ptr(), tkv.ptr(), lp, tout.ptr(), dt);
     } else {
@@ -356,7 +366,7 @@ int RunCommand::finish(const attn::TensorF& tout, const std::string& summary, bo
   return 0;
 }
 
-int RunCommand::run_mla_ragged(attn::DType dt, double scale_value) {
+int RunCommand::run_mla_ragged(attn::DType dt, double scale_value, bool gpu) {
   const auto given = [&](const char* f) { return sub->count(f) > 0; };
   const bool packed = given("--qo-indptr") || given("--kv-indptr");
   if (packed && !(given("--qo-indptr") && given("--kv-indptr")))
@@ -443,8 +453,6 @@ int RunCommand::run_mla_ragged(attn::DType dt, double scale_value) {
   }
   const int Dl = parse_latent_dim(latent_dim, Dk, q);
   summary += format(", Dl %d, Dr %lld", Dl, static_cast<long long>(Dk - Dl));
-  round_to_storage(tq, dt, false, q);
-  round_to_storage(tkv, dt, true, kv);
   attn::MlaRaggedShape s;
   s.heads = static_cast<int>(H);
   s.latent_dim = Dl;
@@ -452,9 +460,18 @@ int RunCommand::run_mla_ragged(attn::DType dt, double scale_value) {
   s.scale = scale_value;
   std::int64_t rows = 1;  // query rows x heads
   for (std::int64_t d : out_shape) rows *= d;
+  const std::int64_t total_q = rows / H;  // [B, S, Dk] padded or [total_kv, Dk] packed
+  const std::int64_t total_kv = tkv.rank() == 3 ? tkv.dim(0) * tkv.dim(1) : tkv.dim(0);
+  out_shape.push_back(Dl);
+  if (gpu) {  // the device rounds to its storage itself
+    attn::TensorF tout(out_shape);
+    kern::gpu_decode_mla_ragged(s, tq.ptr(), total_q, tkv.ptr(), total_kv, seqs, tout.ptr(), dt);
+    return finish(tout, summary, true, dt);
+  }
+  round_to_storage(tq, dt, false, q);
+  round_to_storage(tkv, dt, true, kv);
   std::vector<double> od(static_cast<std::size_t>(rows * Dl), 0.0);
   attn::decode_mla_ragged(s, tq.ptr(), tkv.ptr(), seqs, od.data());
-  out_shape.push_back(Dl);
   return finish(to_float(od, out_shape), summary, false, dt);
 }
 

@@ -1,0 +1,520 @@
+// MLA decode over packed ragged batches (v8), the layout of AMD's MI355X MLA-decode problem, on
+// the matrix units (mma.sync on NVIDIA, MFMA on AMD; kernels/matrix_ops.h).
+//
+// Shapes (kernels/mla_packed.h; Dl = 512, Dr = 64, Dk = Dl + Dr = 576):
+//   q    [total_q, H, Dk]   bf16 (fp16 when dt == kFp16; bf16 with an fp8 or mxfp4 cache)
+//   kv   [total_kv, Dk]     bf16 / fp16 / e4m3 (value = e4m3 * kv_scale), or mxfp4: Dk / 2 bytes
+//                           of E2M1 pairs a row plus kv_scales [total_kv, Dk / 32] E8M0 bytes
+//   seqs [B, 4]             q_start, q_len, kv_start, kv_len of each sequence
+//   out  [total_q, H, Dl]   float32
+// Sequence b owns q rows q_start .. q_start + q_len - 1 and cache rows kv_start .. kv_start +
+// kv_len - 1, whose last q_len are its new tokens: query i attends to the first kv_len - q_len +
+// i + 1 (causal among the new tokens, as AMD's reference runs it).
+//
+// The work is v1's (decode_mla.hip) with the rows of a tile generalised from heads to (query,
+// head) pairs: row r of a sequence is query r / H, head r % H, so its q and out rows are
+// contiguous from q_start * H and the 16 rows of a tile share every KV block. One CTA per (row
+// tile, KV split, sequence), 4 warps; per block of 32 tokens staged in shared memory by a
+// 2-stage copy pipeline: Q K^T with each warp on 144 of the 576 dims, the 4 partial score tiles
+// summed in shared memory, the online softmax (attn::SoftmaxState) with each row's own causal
+// limit, P V with each warp on 128 output dims. fp8 and mxfp4 blocks are staged as stored and
+// converted to bf16 in shared memory once per block (mxfp4 through kernels/mxfp4_device.h,
+// exact); the cache is never held as bf16 in global memory. Split-KV partials are merged by
+// mla_combine.hip over total_q * H rows.
+//
+// This kernel takes the shapes the padded kernels do not: packed batches, several new tokens a
+// sequence and mxfp4 caches. It has not been timed yet; kernels/DESIGN.md says what is measured.
+#include "kernels/hip_compat.h"  // first: the runtime defines __forceinline__ for softmax_state.h
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "attention/error.h"
+#include "attention/softmax_state.h"
+#include "kernels/dependent_launch.h"
+#include "kernels/gpu_check.h"
+#include "kernels/matrix_ops.h"
+#include "kernels/mla_combine.h"
+#include "kernels/mla_packed.h"
+#include "kernels/mxfp4_device.h"
+
+namespace kern {
+namespace {
+
+constexpr int kDl = kMlaLatentDim, kDr = 64, kDk = kDl + kDr;
+constexpr int kLd = kDk + 8;  // shared row stride of 16-bit tiles (elements), as in v1
+constexpr int kWarps = 4;     // one group of 16 rows
+constexpr int kThreads = kWarps * mo::kWarp;
+constexpr int kBlockN = 32;  // tokens a block
+constexpr int kStages = 2;
+constexpr int kNTiles = kBlockN / 16;
+constexpr int kQkSteps = kDk / 16 / kWarps;  // 9 k-steps of 16 dims a warp
+constexpr int kPvTiles = kDl / 16 / kWarps;  // 8 output tiles of 16 dims a warp
+constexpr int kRowThreads = mo::kWarp / 4;   // softmax threads a row (8 NVIDIA, 16 AMD)
+constexpr int kTpt = kBlockN / kRowThreads;  // tokens a softmax thread
+constexpr int kMxBlocks = kDk / 32;          // E8M0 scale bytes a row (18)
+constexpr int kMaxQLen = 64;
+static_assert(kQkSteps * 16 * kWarps == kDk && kPvTiles * 16 * kWarps == kDl, "dims");
+static_assert(kBlockN % kRowThreads == 0 && kTpt % 2 == 0, "softmax threads");
+
+enum class Cache { k16, kFp8, kMxfp4 };
+
+template <Cache C>
+constexpr int kRowBytes = C == Cache::k16    ? kDk * 2
+                          : C == Cache::kFp8 ? kDk
+                                             : kDk / 2;
+
+template <Cache C>
+struct Smem {
+  static constexpr bool kConv = C != Cache::k16;  // converted to bf16 before the products
+  static constexpr int kStageRow = C == Cache::k16 ? kLd * 2 : kRowBytes<C>;
+  static constexpr int kStageBytes = kBlockN * kStageRow;
+  static constexpr int kConvBytes = kConv ? kBlockN * kLd * 2 : 0;
+  static constexpr int kQBytes = 16 * kLd * 2;
+  static constexpr int kSLd = kBlockN + 4;  // partial scores row stride (floats)
+  static constexpr int kPLd = kBlockN + 8;  // probabilities row stride (16-bit)
+  static constexpr int kConv0 = kStages * kStageBytes;
+  static constexpr int kS0 = kConv0 + kConvBytes;
+  static constexpr int kP0 = kS0 + kWarps * 16 * kSLd * 4;
+  static constexpr int kAlpha0 = kP0 + 16 * kPLd * 2;
+  static constexpr int kState0 = kAlpha0 + 16 * 4;
+  static constexpr int kBytes = kState0 + 16 * 4;
+  // Q is staged once, before the loop, where the conversion tile (or the last stage) lives.
+  static constexpr int kQ0 = kConv ? kConv0 : (kStages - 1) * kStageBytes;
+  static_assert((kConv ? kConvBytes : kStageBytes) >= kQBytes, "Q staging does not fit");
+  static_assert(kStageRow % 16 == 0, "16-byte copies");
+};
+
+struct PackedParams {
+  const void* q;
+  const void* kv;
+  const std::uint8_t* kv_scales;
+  const std::int32_t* seqs;  // [B, 4]
+  float* out;                // [total_q * H, Dl]
+  float* part_acc;           // [total_q * H, splits, Dl] (splits > 1)
+  float2* part_state;        // [total_q * H, splits] (max, sum)
+  int heads;
+  int row_tiles;  // ceil(max_q_len * H / 16)
+  int splits;
+  std::int64_t split_len;  // tokens a split, a multiple of kBlockN
+  float score_scale;       // softmax scale (times kv_scale for fp8 keys)
+  float out_scale;         // kv_scale for fp8 values, else 1
+  int pdl;
+};
+
+// 16 bytes of mxfp4 (32 elements, one scale block) -> 32 bf16 at dst (64 bytes).
+__device__ __forceinline__ void mx16_to_bf16(const uint4& v, float scale, std::uint16_t* dst) {
+  std::uint32_t w[16];
+  mx::word_to_bf16x8(v.x, scale, w);
+  mx::word_to_bf16x8(v.y, scale, w + 4);
+  mx::word_to_bf16x8(v.z, scale, w + 8);
+  mx::word_to_bf16x8(v.w, scale, w + 12);
+  uint4* d = reinterpret_cast<uint4*>(dst);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) d[i] = make_uint4(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]);
+}
+
+// One CTA: sequence b, KV split `split`, rows [16 * tile, +16) of the sequence.
+template <class T, Cache C>
+__global__ void __launch_bounds__(kThreads) mla_packed_kernel(PackedParams p) {
+  if (p.pdl) pdl_allow_dependents();  // the split combine may be scheduled now
+  using L = Smem<C>;
+  constexpr int kRowChunks = kRowBytes<C> / 16;  // 16-byte chunks a cache row
+
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int tid = threadIdx.x, lane = tid % mo::kWarp, wq = tid / mo::kWarp;
+  const int tile = static_cast<int>(blockIdx.x % unsigned(p.row_tiles));
+  const int rest = static_cast<int>(blockIdx.x / unsigned(p.row_tiles));
+  const int split = rest % p.splits;
+  const int b = rest / p.splits;
+  const int q_start = p.seqs[4 * b], q_len = p.seqs[4 * b + 1];
+  const std::int64_t kv_start = p.seqs[4 * b + 2], kv_len = p.seqs[4 * b + 3];
+  const int rows = q_len * p.heads;  // (query i, head h) is row i * H + h
+  const int row0 = tile * 16;
+  if (row0 >= rows) return;  // no row of this sequence in this tile
+  const std::int64_t g0 = std::int64_t(q_start) * p.heads + row0;  // global row of row0
+  // The tile's last query sees the most tokens; a row's own limit masks the rest.
+  const int last_query = (std::min(rows, row0 + 16) - 1) / p.heads;
+  const std::int64_t tile_lim = kv_len - q_len + last_query + 1;
+  const std::int64_t t0 = split * p.split_len;
+  const std::int64_t t1 = std::min<std::int64_t>(tile_lim, t0 + p.split_len);
+  const int n_blocks = t1 > t0 ? static_cast<int>((t1 - t0 + kBlockN - 1) / kBlockN) : 0;
+
+  if (n_blocks == 0) {  // no token here: an empty state for the combine, or zeros
+    for (int i = tid; i < 16 * (p.splits == 1 ? kDl : 1); i += kThreads) {
+      const int r = p.splits == 1 ? i / kDl : i;
+      if (row0 + r >= rows) continue;
+      if (p.splits == 1)
+        p.out[(g0 + r) * kDl + i % kDl] = 0.f;
+      else
+        p.part_state[(g0 + r) * p.splits + split] =
+            make_float2(-std::numeric_limits<float>::infinity(), 0.f);
+    }
+    return;
+  }
+
+  const unsigned char* kv_b =
+      static_cast<const unsigned char*>(p.kv) + kv_start * std::int64_t(kRowBytes<C>);
+  auto issue_block = [&](int j) {  // block j of this split -> stage j % kStages
+    unsigned char* dst = smem + (j % kStages) * L::kStageBytes;
+    const std::int64_t tb = t0 + std::int64_t(j) * kBlockN;
+    for (int c = tid; c < kBlockN * kRowChunks; c += kThreads) {
+      const int r = c / kRowChunks, k = c % kRowChunks;
+      const bool valid = tb + r < t1;
+      const unsigned char* src = kv_b + (valid ? (tb + r) * kRowBytes<C> + k * 16 : 0);
+      mo::copy16(dst + r * L::kStageRow + k * 16, src, valid);
+    }
+  };
+
+  // Softmax bookkeeping: thread tid handles row srow, tokens [scol, +kTpt) of a block, and
+  // that row's causal limit (0 for a row past the sequence's: it is never written).
+  const int srow = tid / kRowThreads, scol = (tid % kRowThreads) * kTpt;
+  const std::int64_t row_lim =
+      row0 + srow < rows ? std::min<std::int64_t>(t1, kv_len - q_len + (row0 + srow) / p.heads + 1)
+                         : 0;
+  attn::SoftmaxState<float> run;
+
+  issue_block(0);
+  {
+    const std::uint16_t* q_rows = static_cast<const std::uint16_t*>(p.q) + g0 * kDk;
+    std::uint16_t* qs = reinterpret_cast<std::uint16_t*>(smem + L::kQ0);
+    for (int c = tid; c < 16 * (kDk / 8); c += kThreads) {
+      const int r = c / (kDk / 8), k = c % (kDk / 8);
+      const bool valid = row0 + r < rows;
+      mo::copy16(qs + r * kLd + k * 8, q_rows + (valid ? r * kDk + k * 8 : 0), valid);
+    }
+    mo::copy_commit();
+  }
+  mo::copy_wait<0>();
+  __syncthreads();
+  mo::FragA qf[kQkSteps];
+  {
+    const std::uint16_t* qs = reinterpret_cast<const std::uint16_t*>(smem + L::kQ0);
+#pragma unroll
+    for (int i = 0; i < kQkSteps; ++i)
+      mo::load_a(qf[i], qs + wq * (kQkSteps * 16) + i * 16, kLd, lane);
+  }
+  __syncthreads();  // the Q staging area is reused from here on
+#pragma unroll
+  for (int j = 1; j < kStages - 1; ++j) {
+    if (j < n_blocks) issue_block(j);
+    mo::copy_commit();
+  }
+
+  mo::FragC o[kPvTiles];
+#pragma unroll
+  for (int t = 0; t < kPvTiles; ++t) mo::zero(o[t]);
+
+  float* s_part = reinterpret_cast<float*>(smem + L::kS0);
+  std::uint16_t* s_p = reinterpret_cast<std::uint16_t*>(smem + L::kP0);
+  float* s_alpha = reinterpret_cast<float*>(smem + L::kAlpha0);
+
+  for (int j = 0; j < n_blocks; ++j) {
+    mo::copy_wait<kStages - 2>();
+    __syncthreads();  // block j is in shared memory; everyone is done with block j - 1
+    if (j + kStages - 1 < n_blocks) issue_block(j + kStages - 1);
+    mo::copy_commit();
+    const std::int64_t tb = t0 + std::int64_t(j) * kBlockN;
+
+    const std::uint16_t* kvt;
+    const unsigned char* raw = smem + (j % kStages) * L::kStageBytes;
+    if constexpr (C == Cache::k16) {
+      kvt = reinterpret_cast<const std::uint16_t*>(raw);
+    } else {
+      std::uint16_t* conv = reinterpret_cast<std::uint16_t*>(smem + L::kConv0);
+      if constexpr (C == Cache::kFp8) {
+        for (int c = tid; c < kBlockN * (kDk / 16); c += kThreads) {
+          const int r = c / (kDk / 16), k = c % (kDk / 16);
+          const uint4 v = *reinterpret_cast<const uint4*>(raw + r * kDk + k * 16);
+          uint4 lo, hi;
+          mo::e4m3x4_to_bf16x4(v.x, lo.x, lo.y);
+          mo::e4m3x4_to_bf16x4(v.y, lo.z, lo.w);
+          mo::e4m3x4_to_bf16x4(v.z, hi.x, hi.y);
+          mo::e4m3x4_to_bf16x4(v.w, hi.z, hi.w);
+          uint4* d = reinterpret_cast<uint4*>(conv + r * kLd + k * 16);
+          d[0] = lo;
+          d[1] = hi;
+        }
+      } else {  // mxfp4: 16 bytes are one scale block of 32 elements
+        const std::uint8_t* sc = p.kv_scales + (kv_start + tb) * kMxBlocks;
+        for (int c = tid; c < kBlockN * kMxBlocks; c += kThreads) {
+          const int r = c / kMxBlocks, k = c % kMxBlocks;
+          const uint4 v = *reinterpret_cast<const uint4*>(raw + r * kRowBytes<C> + k * 16);
+          const std::uint32_t s = tb + r < t1 ? sc[r * kMxBlocks + k] : 0u;
+          mx16_to_bf16(v, mx::scale_value(s), conv + r * kLd + k * 32);
+        }
+      }
+      __syncthreads();
+      kvt = conv;
+    }
+
+    // ---- Q K^T: partial scores of this warp's 144 dims for all kBlockN tokens
+    {
+      mo::FragC s[kNTiles];
+#pragma unroll
+      for (int n = 0; n < kNTiles; ++n) mo::zero(s[n]);
+#pragma unroll
+      for (int i = 0; i < kQkSteps; ++i) {
+#pragma unroll
+        for (int n = 0; n < kNTiles; ++n) {
+          mo::FragB kb;
+          mo::load_b_nk(kb, kvt + n * 16 * kLd + wq * (kQkSteps * 16) + i * 16, kLd, lane);
+          mo::mma<T>(s[n], qf[i], kb);
+        }
+      }
+      float* dst = s_part + wq * 16 * L::kSLd;
+#pragma unroll
+      for (int n = 0; n < kNTiles; ++n)
+#pragma unroll
+        for (int e = 0; e < mo::kFragCElems; ++e)
+          dst[mo::frag_c_row(e, lane) * L::kSLd + n * 16 + mo::frag_c_col(e, lane)] = s[n].v[e];
+    }
+    __syncthreads();
+
+    // ---- online softmax of the block, one row per kRowThreads threads, each row's own limit
+    {
+      const float* src = s_part + srow * L::kSLd + scol;
+      float x[kTpt];
+      float bmax = -std::numeric_limits<float>::infinity();
+#pragma unroll
+      for (int u = 0; u < kTpt; ++u) {
+        float acc = 0.f;
+#pragma unroll
+        for (int w = 0; w < kWarps; ++w) acc += src[w * 16 * L::kSLd + u];
+        x[u] =
+            tb + scol + u < row_lim ? acc * p.score_scale : -std::numeric_limits<float>::infinity();
+        bmax = fmaxf(bmax, x[u]);
+      }
+#pragma unroll
+      for (int off = kRowThreads / 2; off > 0; off /= 2)
+        bmax = fmaxf(bmax, ATTNLAB_SHFL_XOR(bmax, off, mo::kWarp));
+      float bsum = 0.f;
+#pragma unroll
+      for (int u = 0; u < kTpt; ++u) {
+        x[u] = bmax == -std::numeric_limits<float>::infinity() ? 0.f : __expf(x[u] - bmax);
+        bsum += x[u];
+      }
+#pragma unroll
+      for (int off = kRowThreads / 2; off > 0; off /= 2)
+        bsum += ATTNLAB_SHFL_XOR(bsum, off, mo::kWarp);
+      attn::SoftmaxState<float> blk;
+      blk.max = bmax;
+      blk.sum = bsum;
+      float sa, sb;
+      run = attn::SoftmaxState<float>::merge(run, blk, &sa, &sb);
+      std::uint16_t* prow = s_p + srow * L::kPLd + scol;
+#pragma unroll
+      for (int u = 0; u < kTpt; u += 2)
+        *reinterpret_cast<std::uint32_t*>(prow + u) = mo::pack2<T>(x[u] * sb, x[u + 1] * sb);
+      if (tid % kRowThreads == 0) s_alpha[srow] = sa;
+    }
+    __syncthreads();
+
+    // ---- O = O * alpha + P V over this warp's 128 output dims
+#pragma unroll
+    for (int t = 0; t < kPvTiles; ++t)
+#pragma unroll
+      for (int e = 0; e < mo::kFragCElems; ++e) o[t].v[e] *= s_alpha[mo::frag_c_row(e, lane)];
+#pragma unroll
+    for (int ks = 0; ks < kNTiles; ++ks) {
+      mo::FragA pa;
+      mo::load_a(pa, s_p + ks * 16, L::kPLd, lane);
+#pragma unroll
+      for (int t = 0; t < kPvTiles; ++t) {
+        mo::FragB vb;
+        mo::load_b_kn(vb, kvt + ks * 16 * kLd + wq * (kPvTiles * 16) + t * 16, kLd, lane);
+        mo::mma<T>(o[t], pa, vb);
+      }
+    }
+  }
+
+  // ---- epilogue: the row states, then the outputs (normalised, or partial for the combine)
+  float* s_state = reinterpret_cast<float*>(smem + L::kState0);
+  if (tid % kRowThreads == 0) {
+    s_state[srow] = run.inv_sum() * p.out_scale;
+    if (p.splits > 1 && row0 + srow < rows)
+      p.part_state[(g0 + srow) * p.splits + split] = make_float2(run.max, run.sum);
+  }
+  __syncthreads();
+#pragma unroll
+  for (int t = 0; t < kPvTiles; ++t) {
+#pragma unroll
+    for (int e = 0; e < mo::kFragCElems; ++e) {
+      const int r = mo::frag_c_row(e, lane);
+      if (row0 + r >= rows) continue;
+      const int d = wq * (kPvTiles * 16) + t * 16 + mo::frag_c_col(e, lane);
+      if (p.splits == 1)
+        p.out[(g0 + r) * kDl + d] = o[t].v[e] * s_state[r];
+      else
+        p.part_acc[((g0 + r) * p.splits + split) * kDl + d] = o[t].v[e] * p.out_scale;
+    }
+  }
+}
+
+// ------------------------------------------------------------------------- choice and launch
+using KernelFn = void (*)(PackedParams);
+
+template <class T, Cache C>
+KernelFn prepared_kernel(int* smem_bytes, int* per_sm) {
+  constexpr int kBytes = Smem<C>::kBytes;
+  KernelFn fn = mla_packed_kernel<T, C>;
+  static const int occupancy = [&] {  // once per instantiation
+    HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(fn),
+                                  hipFuncAttributeMaxDynamicSharedMemorySize, kBytes));
+    int n = 0;
+    HIP_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&n, fn, kThreads, kBytes));
+    return n;
+  }();
+  *smem_bytes = kBytes;
+  *per_sm = occupancy;
+  return fn;
+}
+
+KernelFn kernel_for(attn::DType dt, int* smem_bytes, int* per_sm) {
+  switch (dt) {
+    case attn::DType::kBf16:
+      return prepared_kernel<mo::Bf16, Cache::k16>(smem_bytes, per_sm);
+    case attn::DType::kFp16:
+      return prepared_kernel<mo::Fp16, Cache::k16>(smem_bytes, per_sm);
+    case attn::DType::kFp8:
+      return prepared_kernel<mo::Bf16, Cache::kFp8>(smem_bytes, per_sm);
+    case attn::DType::kMxfp4:
+      return prepared_kernel<mo::Bf16, Cache::kMxfp4>(smem_bytes, per_sm);
+    default:
+      throw attn::DeviceError("MLA decode (packed): dtype " + std::string(attn::dtype_name(dt)) +
+                              " is not supported (expected bf16, fp16, fp8 or mxfp4)");
+  }
+}
+
+void check_args(const MlaPackedArgs& a) {
+  if (a.latent_dim != kDl || a.rope_dim != kDr)
+    throw attn::DeviceError(
+        "MLA decode (packed): the GPU kernel supports latent_dim 512 and rope_dim 64, found " +
+        std::to_string(a.latent_dim) + " and " + std::to_string(a.rope_dim));
+  if (a.batch < 1 || a.heads < 1 || a.total_q < 1 || a.max_kv_len < 1)
+    throw attn::DeviceError(
+        "MLA decode (packed): batch, heads, total_q and max_kv_len must be "
+        ">= 1");
+  if (a.max_q_len < 1 || a.max_q_len > kMaxQLen)
+    throw attn::DeviceError("MLA decode (packed): q_len " + std::to_string(a.max_q_len) +
+                            " is outside 1.." + std::to_string(kMaxQLen));
+  if (std::int64_t(a.max_q_len) * a.heads > std::numeric_limits<int>::max() / 2 ||
+      a.max_kv_len > std::numeric_limits<std::int32_t>::max())
+    throw attn::DeviceError("MLA decode (packed): the batch is too large for 32-bit row indices");
+  if (!(a.scale > 0.f) || !std::isfinite(a.scale))
+    throw attn::DeviceError(
+        "MLA decode (packed): the softmax scale must be a positive finite "
+        "number");
+}
+
+void check_pointers(const MlaPackedArgs& a) {
+  if (!a.q || !a.kv || !a.seqs || !a.out)
+    throw attn::DeviceError("MLA decode (packed): null q, kv, seqs or out pointer");
+  if (a.dt == attn::DType::kMxfp4 && !a.kv_scales)
+    throw attn::DeviceError("MLA decode (packed): an mxfp4 cache needs its scale bytes");
+}
+
+struct Plan {
+  int row_tiles = 0, splits = 1;
+  std::int64_t split_len = 0;
+};
+
+// Splits as v1 chooses them (mla_plan.hip): the fewest that minimise (waves of CTAs) x (blocks a
+// CTA), plus a small charge for the combine, over the longest sequence.
+Plan make_plan(const MlaPackedArgs& a, int per_sm) {
+  Plan pl;
+  pl.row_tiles = (a.max_q_len * a.heads + 15) / 16;
+  const std::int64_t blocks = (a.max_kv_len + kBlockN - 1) / kBlockN;
+  int splits = a.splits;
+  if (splits <= 0) {
+    const std::int64_t slots = std::int64_t(device_multiprocessors()) * std::max(per_sm, 1);
+    const std::int64_t base = a.batch * pl.row_tiles;
+    double best = 1e300;
+    splits = 1;
+    const std::int64_t max_splits = std::min<std::int64_t>(blocks, kMlaCombineMaxSplits);
+    for (std::int64_t s = 1; s <= max_splits; ++s) {
+      const std::int64_t waves = (base * s + slots - 1) / slots;
+      const std::int64_t per_cta = (blocks + s - 1) / s;
+      const double cost = double(waves) * double(per_cta + 2) + (s > 1 ? 1.0 : 0.0);
+      if (cost < best - 1e-9) {
+        best = cost;
+        splits = static_cast<int>(s);
+      }
+    }
+  }
+  splits = std::max(1, std::min<int>(splits, kMlaCombineMaxSplits));
+  const std::int64_t per = (blocks + splits - 1) / splits;
+  pl.split_len = per * kBlockN;
+  pl.splits = static_cast<int>((blocks + per - 1) / per);  // no split left empty by rounding
+  return pl;
+}
+
+std::size_t workspace_for(const MlaPackedArgs& a, const Plan& pl) {
+  if (pl.splits <= 1) return 0;
+  const std::size_t rows = std::size_t(a.total_q) * std::size_t(a.heads) * std::size_t(pl.splits);
+  return rows * (kDl * sizeof(float) + sizeof(float2));
+}
+
+Plan plan_for(const MlaPackedArgs& a) {
+  check_args(a);
+  int smem = 0, per_sm = 0;
+  (void)kernel_for(a.dt, &smem, &per_sm);
+  return make_plan(a, per_sm);
+}
+
+}  // namespace
+
+int mla_packed_splits(const MlaPackedArgs& a) { return plan_for(a).splits; }
+
+std::size_t mla_packed_workspace_bytes(const MlaPackedArgs& a) {
+  return workspace_for(a, plan_for(a));
+}
+
+void launch_mla_packed(const MlaPackedArgs& a) {
+  check_warp_size();
+  check_pointers(a);
+  const Plan pl = plan_for(a);
+  const std::size_t ws = workspace_for(a, pl);
+  if (ws > 0 && !a.workspace)
+    throw attn::DeviceError("MLA decode (packed): " + std::to_string(ws) +
+                            " bytes of workspace are needed for " + std::to_string(pl.splits) +
+                            " splits, none given");
+  int smem = 0, per_sm = 0;
+  KernelFn fn = kernel_for(a.dt, &smem, &per_sm);
+  if (per_sm < 1)
+    throw attn::DeviceError("MLA decode (packed): the kernel does not fit on this device (" +
+                            std::to_string(smem) + " bytes of shared memory a block)");
+  PackedParams p{};
+  p.q = a.q;
+  p.kv = a.kv;
+  p.kv_scales = a.kv_scales;
+  p.seqs = a.seqs;
+  p.out = a.out;
+  const std::size_t rows = std::size_t(a.total_q) * std::size_t(a.heads) * std::size_t(pl.splits);
+  p.part_acc = ws ? static_cast<float*>(a.workspace) : nullptr;
+  p.part_state =
+      ws ? reinterpret_cast<float2*>(static_cast<float*>(a.workspace) + rows * kDl) : nullptr;
+  p.heads = a.heads;
+  p.row_tiles = pl.row_tiles;
+  p.splits = pl.splits;
+  p.split_len = pl.split_len;
+  const bool fp8 = a.dt == attn::DType::kFp8;
+  p.score_scale = a.scale * (fp8 ? a.kv_scale : 1.0f);
+  p.out_scale = fp8 ? a.kv_scale : 1.0f;
+  p.pdl = pl.splits > 1 && pdl_enabled();
+  const std::int64_t ctas = a.batch * pl.row_tiles * pl.splits;
+  if (ctas > std::numeric_limits<int>::max())
+    throw attn::DeviceError("MLA decode (packed): too many blocks (" + std::to_string(ctas) + ")");
+  auto stream = static_cast<hipStream_t>(a.stream);
+  fn<<<dim3(static_cast<unsigned>(ctas)), dim3(kThreads), smem, stream>>>(p);
+  HIP_CHECK_LAUNCH();
+  if (pl.splits > 1)
+    launch_mla_combine(pl.splits >= 8 ? 2 : 1, p.part_acc, p.part_state, a.out, pl.splits,
+                       a.total_q * a.heads, p.pdl != 0, stream);
+}
+
+}  // namespace kern
