@@ -46,8 +46,8 @@ set +e
 ctest --output-on-failure -j"$(nproc 2>/dev/null || echo 2)" >ctest.log 2>&1
 rc=$?
 set -e
-# Passed lines are noise; failures, skips and the summary are what a reader needs.
-grep -vE "Test +#[0-9]+: .* Passed" ctest.log || true
+# Start and Passed lines are noise; failures, skips and the summary are what a reader needs.
+grep -vE "Test +#[0-9]+: .* Passed|^ +Start +[0-9]+: " ctest.log || true
 cd ..
 if [ "$quick" = 1 ]; then
   finish_hip_check

@@ -257,13 +257,25 @@ __global__ void __launch_bounds__(kThreads) mla_packed_kernel(PackedParams p) {
       mo::FragC s[kNTiles];
 #pragma unroll
       for (int n = 0; n < kNTiles; ++n) mo::zero(s[n]);
+        // k-steps in pairs (one k32 product on gfx950; kernels/matrix_ops.h), the odd one last
 #pragma unroll
-      for (int i = 0; i < kQkSteps; ++i) {
+      for (int i = 0; i + 1 < kQkSteps; i += 2) {
+#pragma unroll
+        for (int n = 0; n < kNTiles; ++n) {
+          const std::uint16_t* kn = kvt + n * 16 * kLd + wq * (kQkSteps * 16) + i * 16;
+          mo::FragB kb0, kb1;
+          mo::load_b_nk(kb0, kn, kLd, lane);
+          mo::load_b_nk(kb1, kn + 16, kLd, lane);
+          mo::mma_k32<T>(s[n], qf[i], kb0, qf[i + 1], kb1);
+        }
+      }
+      if constexpr (kQkSteps % 2 == 1) {
 #pragma unroll
         for (int n = 0; n < kNTiles; ++n) {
           mo::FragB kb;
-          mo::load_b_nk(kb, kvt + n * 16 * kLd + wq * (kQkSteps * 16) + i * 16, kLd, lane);
-          mo::mma<T>(s[n], qf[i], kb);
+          mo::load_b_nk(kb, kvt + n * 16 * kLd + wq * (kQkSteps * 16) + (kQkSteps - 1) * 16, kLd,
+                        lane);
+          mo::mma<T>(s[n], qf[kQkSteps - 1], kb);
         }
       }
       float* dst = s_part + wq * 16 * L::kSLd;
@@ -319,15 +331,19 @@ __global__ void __launch_bounds__(kThreads) mla_packed_kernel(PackedParams p) {
     for (int t = 0; t < kPvTiles; ++t)
 #pragma unroll
       for (int e = 0; e < mo::kFragCElems; ++e) o[t].v[e] *= s_alpha[mo::frag_c_row(e, lane)];
+    static_assert(kNTiles % 2 == 0, "token k-steps go in pairs");
 #pragma unroll
-    for (int ks = 0; ks < kNTiles; ++ks) {
-      mo::FragA pa;
-      mo::load_a(pa, s_p + ks * 16, L::kPLd, lane);
+    for (int ks = 0; ks < kNTiles; ks += 2) {
+      mo::FragA pa0, pa1;
+      mo::load_a(pa0, s_p + ks * 16, L::kPLd, lane);
+      mo::load_a(pa1, s_p + ks * 16 + 16, L::kPLd, lane);
 #pragma unroll
       for (int t = 0; t < kPvTiles; ++t) {
-        mo::FragB vb;
-        mo::load_b_kn(vb, kvt + ks * 16 * kLd + wq * (kPvTiles * 16) + t * 16, kLd, lane);
-        mo::mma<T>(o[t], pa, vb);
+        const std::uint16_t* vk = kvt + ks * 16 * kLd + wq * (kPvTiles * 16) + t * 16;
+        mo::FragB vb0, vb1;
+        mo::load_b_kn(vb0, vk, kLd, lane);
+        mo::load_b_kn(vb1, vk + 16 * kLd, kLd, lane);
+        mo::mma_k32<T>(o[t], pa0, vb0, pa1, vb1);
       }
     }
   }

@@ -16,11 +16,13 @@
 //   NVIDIA: two mma.sync.m16n8k16 per step, operands through ldmatrix (x4, .trans for kn).
 //           C layout: i = 4 * half + j: row = lane/4 + 8 * (j/2), col = 8 * half + 2 * (lane%4) +
 //           j%2.
-//   AMD:    one v_mfma_f32_16x16x16{bf16_1k,f16} per step on a 64-wide wavefront.
+//   AMD:    one v_mfma_f32_16x16x16{bf16_1k,f16} per step on a 64-wide wavefront; mma_k32 (two
+//           steps) is one v_mfma_f32_16x16x32_{bf16,f16} on gfx950.
 //           A: lane holds A[lane%16][4*(lane/16) + 0..3]; B: B[4*(lane/16) + 0..3][lane%16];
 //           C: C[4*(lane/16) + i][lane%16].
-//           UNVERIFIED ON HARDWARE: this path is compile-checked for gfx90a and gfx940 by
-//           tools/hip_check.sh only; the layouts follow AMD's matrix instruction calculator.
+//           UNVERIFIED ON HARDWARE: this path is compile-checked for gfx90a, gfx940, gfx942 and
+//           gfx950 by tools/hip_check.sh only; the layouts follow AMD's matrix instruction
+//           calculator.
 #pragma once
 #include <cstdint>
 #include <type_traits>
@@ -287,6 +289,39 @@ __device__ __forceinline__ void mma(FragC& c, const FragA& a, const FragB& b) {
   c.v[3] = acc[3];
 }
 
+#if defined(__gfx950__)
+// gfx950 (MI355X): two k16 steps as one v_mfma_f32_16x16x32_{bf16,f16}. That instruction wants
+// lane group g = lane / 16 to hold k = 8 g .. 8 g + 7; the two 16x16x16 fragments give it k = 4 g
+// .. 4 g + 3 of the first step and 16 + 4 g .. 16 + 4 g + 3 of the second. k is summed over and A
+// and B carry the same k in the same slots, so this permutation of k leaves the product as it is.
+// UNVERIFIED ON HARDWARE, like the rest of this block.
+#define ATTNLAB_MO_HAVE_K32 1
+template <class T>
+__device__ __forceinline__ void mma_k32(FragC& c, const FragA& a0, const FragB& b0, const FragA& a1,
+                                        const FragB& b1) {
+  Float4 acc = {c.v[0], c.v[1], c.v[2], c.v[3]};
+  const std::uint32_t ar[4] = {a0.r[0], a0.r[1], a1.r[0], a1.r[1]};
+  const std::uint32_t br[4] = {b0.r[0], b0.r[1], b1.r[0], b1.r[1]};
+  if constexpr (std::is_same<T, Bf16>::value) {
+    typedef __bf16 Bf16x8 __attribute__((ext_vector_type(8)));
+    Bf16x8 av, bv;
+    __builtin_memcpy(&av, ar, 16);
+    __builtin_memcpy(&bv, br, 16);
+    acc = __builtin_amdgcn_mfma_f32_16x16x32_bf16(av, bv, acc, 0, 0, 0);
+  } else {
+    typedef _Float16 Half8 __attribute__((ext_vector_type(8)));
+    Half8 av, bv;
+    __builtin_memcpy(&av, ar, 16);
+    __builtin_memcpy(&bv, br, 16);
+    acc = __builtin_amdgcn_mfma_f32_16x16x32_f16(av, bv, acc, 0, 0, 0);
+  }
+  c.v[0] = acc[0];
+  c.v[1] = acc[1];
+  c.v[2] = acc[2];
+  c.v[3] = acc[3];
+}
+#endif
+
 __device__ __forceinline__ std::uint32_t bf16_bits_rne(float f) {
   std::uint32_t u = __float_as_uint(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fc0u;  // NaN stays NaN
@@ -384,6 +419,17 @@ __device__ __forceinline__ void load_b_kn_e4m3_x2(FragB& b0, FragB& b1, const un
 __device__ __forceinline__ float bf16_to_float(std::uint32_t bits16) {
   return __uint_as_float(bits16 << 16);
 }
+
+#if !defined(ATTNLAB_MO_HAVE_K32)
+// C += A0 B0 + A1 B1: two consecutive k16 steps (one instruction where the target has a k32
+// product: gfx950 above; two mma calls, in that order, elsewhere).
+template <class T>
+__device__ __forceinline__ void mma_k32(FragC& c, const FragA& a0, const FragB& b0, const FragA& a1,
+                                        const FragB& b1) {
+  mma<T>(c, a0, b0);
+  mma<T>(c, a1, b1);
+}
+#endif
 
 __device__ __forceinline__ void zero(FragC& c) {
 #pragma unroll

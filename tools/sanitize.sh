@@ -40,6 +40,6 @@ set +e
 ATTNLAB_SCREENSHOT_LIGHT=1 ctest --output-on-failure -j"$jobs" --timeout 900 "$@" >ctest.log 2>&1
 rc=$?
 set -e
-grep -vE "Test +#[0-9]+: .* Passed" ctest.log || true
+grep -vE "Test +#[0-9]+: .* Passed|^ +Start +[0-9]+: " ctest.log || true
 echo "sanitize: $([ $rc -eq 0 ] && echo PASSED || echo FAILED) (ASan + UBSan, log: $bdir/ctest.log)"
 exit $rc
