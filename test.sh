@@ -37,9 +37,22 @@ if [ -z "${DISPLAY:-}" ] && command -v Xvfb >/dev/null; then
   for _ in $(seq 50); do [ -e /tmp/.X11-unix/X$disp ] && break; sleep 0.1; done
   echo "== Xvfb on $DISPLAY"
 fi
-trap '[ -n "$xvfb_pid" ] && kill $xvfb_pid 2>/dev/null || true' EXIT
+san_pid=""
+trap '[ -n "$xvfb_pid" ] && kill $xvfb_pid 2>/dev/null; [ -n "$san_pid" ] && kill $san_pid 2>/dev/null; true' EXIT
 command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 \
   || echo "== no GPU on this machine: GPU tests will be reported as skipped"
+# Reliability: the whole suite again under ASan + UBSan, then every libFuzzer target for a short
+# smoke run (long campaigns: tools/fuzz.sh all SECONDS). ATTNLAB_TEST_SANITIZE=0 or
+# ATTNLAB_TEST_FUZZ=0 skips one; either failing makes test.sh fail. The sanitizer build runs
+# beside the plain tests, whose screenshot test leaves a core mostly idle.
+sanitize=0
+[ "$quick" = 0 ] && [ "${ATTNLAB_TEST_SANITIZE:-1}" != 0 ] && sanitize=1
+if [ "$sanitize" = 1 ]; then
+  echo "== sanitizer build started in the background: build-asan/sanitize-build.log"
+  mkdir -p build-asan
+  tools/sanitize.sh --build >build/sanitize-build.out 2>&1 &
+  san_pid=$!
+fi
 echo "== tests"
 cd build
 set +e
@@ -54,11 +67,16 @@ if [ "$quick" = 1 ]; then
   echo "== test.sh --quick: $((SECONDS - start)) s, rc $rc (sanitizer and fuzz stages skipped)"
   exit "$rc"
 fi
-# Reliability: the whole suite again under ASan + UBSan, then every libFuzzer target
-# for a short smoke run (long campaigns: tools/fuzz.sh all SECONDS). ATTNLAB_TEST_SANITIZE=0 or
-# ATTNLAB_TEST_FUZZ=0 skips one; either failing makes test.sh fail.
-if [ "${ATTNLAB_TEST_SANITIZE:-1}" != 0 ]; then
-  tools/sanitize.sh || { [ "$rc" -ne 0 ] || rc=1; }
+if [ "$sanitize" = 1 ]; then
+  san_rc=0
+  wait "$san_pid" || san_rc=$?
+  san_pid=""
+  cat build/sanitize-build.out
+  if [ "$san_rc" -eq 0 ]; then
+    tools/sanitize.sh --test || { [ "$rc" -ne 0 ] || rc=1; }
+  else
+    [ "$rc" -ne 0 ] || rc=1
+  fi
 fi
 if [ "${ATTNLAB_TEST_FUZZ:-1}" != 0 ]; then
   # The sanitizer build (clang) holds the fuzz targets too; without it fuzz.sh builds its own.

@@ -148,7 +148,7 @@ expected = (10 if light else 11) + (1 if (out / "gpu-peers.png").exists() else 0
 if len(pictures) != expected:
     print(f"FAIL: {len(pictures)} pictures read, expected {expected}"); ok = False
 beats.sort()
-expected_beats = 1 if light else 36
+expected_beats = 1 if light else 37
 if len(beats) != expected_beats:
     print(f"FAIL: {len(beats)} beats saved, expected {expected_beats}"); ok = False
 for (k0, n0, r0), (k1, n1, r1) in zip(beats, beats[1:]):

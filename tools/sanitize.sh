@@ -4,12 +4,19 @@
 # sanitizer report fails the test that triggered it.
 #   tools/sanitize.sh              build and run all tests
 #   tools/sanitize.sh -R cli       only the tests matching a CTest regex
+#   tools/sanitize.sh --build      only the build (./test.sh runs it beside the plain tests)
+#   tools/sanitize.sh --test ...   only the tests, on an existing build
 # With clang (the default where it is installed) the same build also holds the libFuzzer
 # targets (-DATTNLAB_FUZZ=ON), so tools/fuzz.sh can run them without a build of its own
 # (ATTNLAB_FUZZ_BUILD=build-asan, as ./test.sh does). ATTNLAB_ASAN_CXX=g++ builds with GCC
 # and no fuzz targets. Exit status: CTest's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+stage=all
+case "${1:-}" in
+  --build) stage=build; shift ;;
+  --test) stage=test; shift ;;
+esac
 bdir=${ATTNLAB_ASAN_BUILD:-build-asan}
 gui=${ATTNLAB_ASAN_GUI:-on}
 cxx=${ATTNLAB_ASAN_CXX:-$(command -v clang++ >/dev/null && echo clang++ || echo g++)}
@@ -17,17 +24,22 @@ fuzz=OFF
 [[ "$cxx" == *clang* ]] && fuzz=ON
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-echo "== sanitizer build (ASan + UBSan, $cxx, fuzz targets $fuzz) in $bdir"
-mkdir -p "$bdir"
-# -O1 with line tables: sanitizer reports keep file and line, and the build is about a third
-# quicker than -O2 -g.
-cmake -S . -B "$bdir" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DATTNLAB_SANITIZE=ON -DATTNLAB_FUZZ="$fuzz" \
-  -DATTNLAB_GPU=off -DATTNLAB_GUI="$gui" "${launcher[@]}" >"$bdir/sanitize-build.log" 2>&1 \
-  || { cat "$bdir/sanitize-build.log"; echo "sanitize: FAILED (configure)"; exit 1; }
+if [ "$stage" != test ]; then
+  echo "== sanitizer build (ASan + UBSan, $cxx, fuzz targets $fuzz) in $bdir"
+  mkdir -p "$bdir"
+  # -O1 with line tables: sanitizer reports keep file and line, and the build is about a third
+  # quicker than -O2 -g.
+  cmake -S . -B "$bdir" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DATTNLAB_SANITIZE=ON -DATTNLAB_FUZZ="$fuzz" \
+    -DATTNLAB_GPU=off -DATTNLAB_GUI="$gui" "${launcher[@]}" >"$bdir/sanitize-build.log" 2>&1 \
+    || { cat "$bdir/sanitize-build.log"; echo "sanitize: FAILED (configure)"; exit 1; }
+  jobs=$(nproc 2>/dev/null || echo 2)
+  cmake --build "$bdir" -j"$jobs" >>"$bdir/sanitize-build.log" 2>&1 \
+    || { grep -E "error|Error" "$bdir/sanitize-build.log" | head -40; echo "sanitize: FAILED (build, see $bdir/sanitize-build.log)"; exit 1; }
+fi
+[ "$stage" = build ] && exit 0
+[ -f "$bdir/CTestTestfile.cmake" ] || { echo "sanitize: FAILED (no build in $bdir: run tools/sanitize.sh --build first)"; exit 1; }
 jobs=$(nproc 2>/dev/null || echo 2)
-cmake --build "$bdir" -j"$jobs" >>"$bdir/sanitize-build.log" 2>&1 \
-  || { grep -E "error|Error" "$bdir/sanitize-build.log" | head -40; echo "sanitize: FAILED (build, see $bdir/sanitize-build.log)"; exit 1; }
 # Leaks inside the system's GL/X/SDL/font libraries are theirs, not ours (tools/lsan.supp).
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1:strict_string_checks=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tools/lsan.supp:print_suppressions=0}

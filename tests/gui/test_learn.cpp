@@ -204,6 +204,13 @@ TEST_CASE("learn: the figures in the captions are attention/'s for the model", "
   CHECK_THAT(caption(a, 2, 1), Catch::Contains(attn::format_ratio(2.0 * 128 * 128 * 2 / row)));
   CHECK_THAT(caption(a, 2, 1), Catch::Contains("56.9x"));
   CHECK_THAT(caption(a, 2, 2), Catch::Contains("71.1x"));
+  // The row in mxfp4: 288 bytes of 4-bit codes and 18 scale bytes, against bf16.
+  const double mx =
+      static_cast<double>(attn::kv_bytes_per_token(ds.layer_shape(0), attn::DType::kMxfp4));
+  CHECK(mx == 306);
+  c = caption(a, 2, 3);
+  CHECK_THAT(c, Catch::Contains("288 B + 18 B = 306 B"));
+  CHECK_THAT(c, Catch::Contains(attn::format_ratio(row / mx)));
 
   // Absorb: the decode step's FLOPs in both forms.
   const double naive =
