@@ -205,6 +205,29 @@ TEST_CASE("faults: the GPU path without a GPU throws DeviceError with a reason",
   CHECK_THROWS_AS(kern::run_bench({c}, opt), attn::DeviceError);
 }
 
+TEST_CASE("faults: the ragged MLA GPU call checks its sequences before it needs a GPU",
+          "[faults][gpu-absent]") {
+  if (!kern::gpu_compiled()) {
+    WARN("skipped: this build has no GPU support (every call reports that)");
+    return;
+  }
+  attn::MlaRaggedShape s;
+  s.heads = 16;
+  std::vector<float> q(4 * 16 * 576), kv(8 * 576), out(4 * 16 * 512);
+  const auto run = [&](std::vector<attn::MlaSequence> seqs, int latent = 512) {
+    s.latent_dim = latent;
+    kern::gpu_decode_mla_ragged(s, q.data(), 4, kv.data(), 8, seqs, out.data(),
+                                attn::DType::kMxfp4);
+  };
+  // {q_start, q_len, kv_start, kv_len}: each breaks one rule, named in the message.
+  CHECK_THROWS_WITH(run({{0, 4, 0, 3}}), Catch::Contains("sequence 0") && Catch::Contains("kv"));
+  CHECK_THROWS_WITH(run({{0, 1, 0, 8}, {2, 3, 0, 8}}), Catch::Contains("sequence 1"));
+  CHECK_THROWS_WITH(run({{0, 65, 0, 70}}), Catch::Contains("q_len 0..64"));
+  CHECK_THROWS_AS(run({{0, 1, 4, 5}}), attn::InputError);
+  CHECK_THROWS_AS(run({{0, 1, 0, 8}}, 128), attn::DeviceError);  // Dl 512 only
+  if (!kern::query_device().available) CHECK_THROWS_AS(run({{0, 4, 0, 8}}), attn::DeviceError);
+}
+
 TEST_CASE("faults: a corrupt results file is refused with its name and the field",
           "[faults][results]") {
   kern::BenchReport rep;

@@ -20,13 +20,17 @@ launcher=()
 mkdir -p "$bdir"
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 if [ ! -f "$bdir/CMakeCache.txt" ]; then
-  cmake -S . -B "$bdir" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  gen=()
+  command -v ninja >/dev/null && gen=(-G Ninja)
+  cmake -S . -B "$bdir" "${gen[@]}" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DATTNLAB_FUZZ=ON -DATTNLAB_GUI=off -DATTNLAB_GPU=off -DBUILD_TESTING=OFF "${launcher[@]}" \
     >"$bdir/fuzz-configure.log" 2>&1 || { cat "$bdir/fuzz-configure.log"; echo "fuzz: FAILED (configure)"; exit 1; }
 else
   cmake "$bdir" >"$bdir/fuzz-configure.log" 2>&1 || { cat "$bdir/fuzz-configure.log"; echo "fuzz: FAILED (configure)"; exit 1; }
 fi
-all_targets=$(cmake --build "$bdir" --target help | sed -n 's/^\.\.\. \(fuzz_[a-z_]*\).*/\1/p' | sort)
+# The fuzz targets, from the generator's help target (Make: "... fuzz_npy", Ninja: "fuzz_npy: phony").
+all_targets=$(cmake --build "$bdir" --target help |
+  sed -n -e 's/^\.\.\. \(fuzz_[a-z_]*\).*/\1/p' -e 's/^\(fuzz_[a-z_]*\): phony$/\1/p' | sort -u)
 if [ "$target" = all ]; then targets=$all_targets; else targets=${target//,/ }; fi
 for t in $targets; do
   echo "$all_targets" | grep -qx "$t" || { echo "fuzz: unknown target '$t' (known: $(echo $all_targets))"; exit 1; }

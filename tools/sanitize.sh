@@ -29,7 +29,9 @@ if [ "$stage" != test ]; then
   mkdir -p "$bdir"
   # -O1 with line tables: sanitizer reports keep file and line, and the build is about a third
   # quicker than -O2 -g.
-  cmake -S . -B "$bdir" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  gen=()  # a new tree uses Ninja where it is installed; an existing one keeps its generator
+  [ ! -f "$bdir/CMakeCache.txt" ] && command -v ninja >/dev/null && gen=(-G Ninja)
+  cmake -S . -B "$bdir" "${gen[@]}" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DATTNLAB_SANITIZE=ON -DATTNLAB_FUZZ="$fuzz" \
     -DATTNLAB_GPU=off -DATTNLAB_GUI="$gui" "${launcher[@]}" >"$bdir/sanitize-build.log" 2>&1 \
     || { cat "$bdir/sanitize-build.log"; echo "sanitize: FAILED (configure)"; exit 1; }
