@@ -82,7 +82,10 @@ struct Smem {
   static constexpr int kP0 = kS0 + kWarps * 16 * kSLd * 4;
   static constexpr int kAlpha0 = kP0 + 16 * kPLd * 2;
   static constexpr int kState0 = kAlpha0 + 16 * 4;
-  static constexpr int kBytes = kState0 + 16 * 4;
+  // mxfp4: the block's E8M0 bytes, [kBlockN][Dk / 32], for the gfx950 scaled Q K^T.
+  static constexpr int kScale0 = kState0 + 16 * 4;
+  static constexpr int kScaleBytes = C == Cache::kMxfp4 ? (kBlockN * kDk / 32 + 15) / 16 * 16 : 0;
+  static constexpr int kBytes = kScale0 + kScaleBytes;
   // Q is staged once, before the loop, where the conversion tile (or the last stage) lives.
   static constexpr int kQ0 = kConv ? kConv0 : (kStages - 1) * kStageBytes;
   static_assert((kConv ? kConvBytes : kStageBytes) >= kQBytes, "Q staging does not fit");
@@ -117,6 +120,88 @@ __device__ __forceinline__ void mx16_to_bf16(const uint4& v, float scale, std::u
 #pragma unroll
   for (int i = 0; i < 4; ++i) d[i] = make_uint4(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]);
 }
+
+#if defined(__gfx950__)
+// gfx950 (MI355X): Q K^T for fp8 and mxfp4 caches on v_mfma_scale_f32_16x16x128_f8f6f4, which
+// reads 8-bit or 4-bit operands with one E8M0 scale per lane, i.e. per 32 k values: an mxfp4
+// block is exactly one lane's B operand (16 bytes and its scale byte), read as stored. Q is the A
+// operand as two MX-FP8 terms, hi + lo (mxfp4_device.h, tested on the CPU), so it keeps about
+// bf16's precision. Each wave takes 128 of the 576 dims (wave 0 also dims 512-575, the rest of
+// its k range zero); the waves' partial scores are summed in shared memory as before. Lanes: A
+// row lane % 16, B column (token) lane % 16, both k values 32 (lane / 16) .. + 31 of the chunk;
+// C as every 16x16 MFMA (kernels/matrix_ops.h). UNVERIFIED ON HARDWARE: compile-checked only,
+// the lane layout after AMD's matrix instruction calculator; the NVIDIA build keeps the bf16
+// conversion path the GPU tests check.
+#define ATTNLAB_PACKED_SCALED_QK 1
+typedef int Int8v __attribute__((ext_vector_type(8)));
+typedef float Float4v __attribute__((ext_vector_type(4)));
+
+struct ScaledQ {  // one lane's A operands for one 128-dim chunk
+  Int8v hi, lo;
+  int s_hi, s_lo;
+};
+
+// Chunk c of Q row lane % 16 (bf16 in shared memory, row stride kLd) as MX-FP8 hi + lo.
+__device__ __forceinline__ ScaledQ scaled_q(const std::uint16_t* qs, int chunk, int lane) {
+  ScaledQ a;
+  const int d0 = chunk * 128 + 32 * (lane / 16);
+  std::uint32_t hi[8] = {}, lo[8] = {}, s_hi = 127, s_lo = 127;
+  if (d0 < kDk) {
+    float x[32];
+    const std::uint16_t* row = qs + (lane % 16) * kLd + d0;
+#pragma unroll
+    for (int i = 0; i < 32; ++i) x[i] = mo::bf16_to_float(row[i]);
+    mx::split_e4m3_block(x, hi, &s_hi, lo, &s_lo);
+  }
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    a.hi[i] = static_cast<int>(hi[i]);
+    a.lo[i] = static_cast<int>(lo[i]);
+  }
+  a.s_hi = static_cast<int>(s_hi);
+  a.s_lo = static_cast<int>(s_lo);
+  return a;
+}
+
+// s += (Q_hi + Q_lo) K^T for 16 tokens of the block (rows tok0 .. of the raw stage) and chunk c.
+template <Cache C>
+__device__ __forceinline__ void scaled_qk(mo::FragC& s, const ScaledQ& a, const unsigned char* raw,
+                                          const unsigned char* scales, int tok0, int chunk,
+                                          int lane) {
+  const int tok = tok0 + lane % 16, d0 = chunk * 128 + 32 * (lane / 16);
+  Int8v b = {0, 0, 0, 0, 0, 0, 0, 0};
+  int sb = 127;
+  if (d0 < kDk) {
+    if constexpr (C == Cache::kMxfp4) {
+      const uint4 v = *reinterpret_cast<const uint4*>(raw + tok * kRowBytes<C> + d0 / 2);
+      b[0] = static_cast<int>(v.x);
+      b[1] = static_cast<int>(v.y);
+      b[2] = static_cast<int>(v.z);
+      b[3] = static_cast<int>(v.w);
+      sb = scales[tok * kMxBlocks + d0 / 32];
+    } else {
+      const uint4* p = reinterpret_cast<const uint4*>(raw + tok * kRowBytes<C> + d0);
+      const uint4 v0 = p[0], v1 = p[1];
+      b[0] = static_cast<int>(v0.x);
+      b[1] = static_cast<int>(v0.y);
+      b[2] = static_cast<int>(v0.z);
+      b[3] = static_cast<int>(v0.w);
+      b[4] = static_cast<int>(v1.x);
+      b[5] = static_cast<int>(v1.y);
+      b[6] = static_cast<int>(v1.z);
+      b[7] = static_cast<int>(v1.w);
+    }
+  }
+  constexpr int kFmtB = C == Cache::kMxfp4 ? 4 : 0;  // e2m1, or e4m3 (A is always e4m3: 0)
+  Float4v acc = {s.v[0], s.v[1], s.v[2], s.v[3]};
+  acc = __builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4(a.hi, b, acc, 0, kFmtB, 0, a.s_hi, 0, sb);
+  acc = __builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4(a.lo, b, acc, 0, kFmtB, 0, a.s_lo, 0, sb);
+  s.v[0] = acc[0];
+  s.v[1] = acc[1];
+  s.v[2] = acc[2];
+  s.v[3] = acc[3];
+}
+#endif
 
 // One CTA: sequence b, KV split `split`, rows [16 * tile, +16) of the sequence.
 template <class T, Cache C>
@@ -192,6 +277,16 @@ __global__ void __launch_bounds__(kThreads) mla_packed_kernel(PackedParams p) {
   mo::copy_wait<0>();
   __syncthreads();
   mo::FragA qf[kQkSteps];
+#if defined(ATTNLAB_PACKED_SCALED_QK)
+  // 8-bit and 4-bit caches: Q as MX-FP8 for the scaled MFMA (wave 0: chunks 0 and 4).
+  constexpr bool kScaled = C != Cache::k16;
+  ScaledQ sq[2];
+  if constexpr (kScaled) {
+    const std::uint16_t* qs = reinterpret_cast<const std::uint16_t*>(smem + L::kQ0);
+    sq[0] = scaled_q(qs, wq, lane);
+    if (wq == 0) sq[1] = scaled_q(qs, 4, lane);
+  } else
+#endif
   {
     const std::uint16_t* qs = reinterpret_cast<const std::uint16_t*>(smem + L::kQ0);
 #pragma unroll
@@ -246,36 +341,49 @@ __global__ void __launch_bounds__(kThreads) mla_packed_kernel(PackedParams p) {
           const uint4 v = *reinterpret_cast<const uint4*>(raw + r * kRowBytes<C> + k * 16);
           const std::uint32_t s = tb + r < t1 ? sc[r * kMxBlocks + k] : 0u;
           mx16_to_bf16(v, mx::scale_value(s), conv + r * kLd + k * 32);
+          smem[L::kScale0 + r * kMxBlocks + k] = static_cast<unsigned char>(s);
         }
       }
       __syncthreads();
       kvt = conv;
     }
 
-    // ---- Q K^T: partial scores of this warp's 144 dims for all kBlockN tokens
+    // ---- Q K^T: partial scores of this warp's dims (144 of them; 128 on the scaled path)
     {
       mo::FragC s[kNTiles];
 #pragma unroll
       for (int n = 0; n < kNTiles; ++n) mo::zero(s[n]);
+#if defined(ATTNLAB_PACKED_SCALED_QK)
+      if constexpr (kScaled) {  // this wave's 128 dims (wave 0: and dims 512-575), as stored
+        const unsigned char* scales = smem + L::kScale0;
+#pragma unroll
+        for (int n = 0; n < kNTiles; ++n) {
+          scaled_qk<C>(s[n], sq[0], raw, scales, n * 16, wq, lane);
+          if (wq == 0) scaled_qk<C>(s[n], sq[1], raw, scales, n * 16, 4, lane);
+        }
+      } else
+#endif
+      {
         // k-steps in pairs (one k32 product on gfx950; kernels/matrix_ops.h), the odd one last
 #pragma unroll
-      for (int i = 0; i + 1 < kQkSteps; i += 2) {
+        for (int i = 0; i + 1 < kQkSteps; i += 2) {
 #pragma unroll
-        for (int n = 0; n < kNTiles; ++n) {
-          const std::uint16_t* kn = kvt + n * 16 * kLd + wq * (kQkSteps * 16) + i * 16;
-          mo::FragB kb0, kb1;
-          mo::load_b_nk(kb0, kn, kLd, lane);
-          mo::load_b_nk(kb1, kn + 16, kLd, lane);
-          mo::mma_k32<T>(s[n], qf[i], kb0, qf[i + 1], kb1);
+          for (int n = 0; n < kNTiles; ++n) {
+            const std::uint16_t* kn = kvt + n * 16 * kLd + wq * (kQkSteps * 16) + i * 16;
+            mo::FragB kb0, kb1;
+            mo::load_b_nk(kb0, kn, kLd, lane);
+            mo::load_b_nk(kb1, kn + 16, kLd, lane);
+            mo::mma_k32<T>(s[n], qf[i], kb0, qf[i + 1], kb1);
+          }
         }
-      }
-      if constexpr (kQkSteps % 2 == 1) {
+        if constexpr (kQkSteps % 2 == 1) {
 #pragma unroll
-        for (int n = 0; n < kNTiles; ++n) {
-          mo::FragB kb;
-          mo::load_b_nk(kb, kvt + n * 16 * kLd + wq * (kQkSteps * 16) + (kQkSteps - 1) * 16, kLd,
-                        lane);
-          mo::mma<T>(s[n], qf[kQkSteps - 1], kb);
+          for (int n = 0; n < kNTiles; ++n) {
+            mo::FragB kb;
+            mo::load_b_nk(kb, kvt + n * 16 * kLd + wq * (kQkSteps * 16) + (kQkSteps - 1) * 16, kLd,
+                          lane);
+            mo::mma<T>(s[n], qf[kQkSteps - 1], kb);
+          }
         }
       }
       float* dst = s_part + wq * 16 * L::kSLd;

@@ -1,6 +1,6 @@
-// mxfp4 -> bf16 in registers, for the kernels and for the CPU test that checks these bits against
-// attention/mxfp4.h on every code and scale byte. Plain C++ (host and device): no HIP or CUDA
-// header is needed to include it.
+// Microscaling (OCP MX) helpers for the kernels, plain C++ for host and device (no HIP or CUDA
+// header needed), so CPU tests check them bit for bit against attention/: mxfp4 -> bf16 in
+// registers, and float -> MX-FP8 blocks (the gfx950 scaled MFMA's Q operand).
 //
 // An mxfp4 byte holds two E2M1 codes (the even element in the low nibble); a block of 32
 // elements shares one E8M0 scale byte s, the element's value being e2m1(code) * 2^(s - 127)
@@ -58,6 +58,86 @@ ATTNLAB_MX_HD void word_to_bf16x8(std::uint32_t w, float scale, std::uint32_t ou
   out[1] = byte_to_bf16x2((w >> 8) & 0xffu, scale);
   out[2] = byte_to_bf16x2((w >> 16) & 0xffu, scale);
   out[3] = byte_to_bf16x2(w >> 24, scale);
+}
+
+// ---- MX-FP8 (OCP e4m3fn, 32 values and one E8M0 scale a block): the 8-bit operand the gfx950
+// scaled MFMA takes for Q where the cache is mxfp4 or fp8 (decode_mla_packed.hip).
+
+// float32 -> e4m3fn bits, round to nearest even, saturating at 448 (NaN -> 0x7f): bit for bit
+// attn::float_to_e4m3_bits (a CPU test checks it).
+ATTNLAB_MX_HD std::uint32_t shift_right_rne(std::uint32_t v, unsigned n) {
+  const std::uint32_t half = 1u << (n - 1), rest = v & ((1u << n) - 1u), q = v >> n;
+  return q + ((rest > half || (rest == half && (q & 1u) != 0u)) ? 1u : 0u);
+}
+ATTNLAB_MX_HD std::uint32_t float_to_e4m3(float x) {
+  const std::uint32_t u = float_to_bits(x);
+  const std::uint32_t sign = (u >> 31) << 7, a = u & 0x7fffffffu;
+  if (a > 0x7f800000u) return sign | 0x7fu;
+  if (a >= 0x43e00000u) return sign | 0x7eu;  // >= 448
+  const int exp = static_cast<int>(a >> 23) - 127;
+  if (exp >= -6) {
+    const std::uint32_t code = shift_right_rne(a - (120u << 23), 20);
+    return sign | (code > 0x7eu ? 0x7eu : code);
+  }
+  if ((a >> 23) == 0u) return sign;
+  const unsigned shift = static_cast<unsigned>(14 - exp);
+  return sign | (shift >= 32u ? 0u : shift_right_rne((a & 0x7fffffu) | 0x800000u, shift));
+}
+// e4m3fn bits -> float32 (0x7f / 0xff: NaN).
+ATTNLAB_MX_HD float e4m3_to_float(std::uint32_t b) {
+  const std::uint32_t e = (b >> 3) & 15u, m = b & 7u;
+  float v;
+  if ((b & 0x7fu) == 0x7fu)
+    v = bits_to_float(0x7fc00000u);
+  else if (e == 0u)
+    v = static_cast<float>(m) * 0.001953125f;  // m * 2^-9
+  else
+    v = bits_to_float(((e + 120u) << 23) | (m << 20));
+  return (b & 0x80u) != 0u ? -v : v;
+}
+
+// The E8M0 byte for a block whose largest magnitude is amax: 2^(floor(log2 amax) - 7), so every
+// value / scale is below 256 (no e4m3 saturation); 127 (1.0) for an all-zero block.
+ATTNLAB_MX_HD std::uint32_t e4m3_block_scale(float amax) {
+  if (!(amax > 0.0f)) return 127u;
+  const std::uint32_t a = float_to_bits(amax) & 0x7fffffffu;
+  if (a >= 0x7f800000u) return 254u;
+  int e = static_cast<int>(a >> 23) - 127;  // floor(log2 amax) for a normal amax
+  if ((a >> 23) == 0u) e = -127;            // a subnormal amax: the smallest scale
+  const int s = e - 7 + 127;
+  return static_cast<std::uint32_t>(s < 0 ? 0 : s > 254 ? 254 : s);
+}
+
+// x[0..32) as one MX-FP8 block: codes (four a word, the first in the low byte) and scale byte.
+// Returns the values the block stands for in `back` (may be nullptr).
+ATTNLAB_MX_HD void quantize_e4m3_block(const float* x, std::uint32_t words[8],
+                                       std::uint32_t* scale, float* back) {
+  float amax = 0.0f;
+  for (int i = 0; i < 32; ++i) {
+    const float ax = x[i] < 0.0f ? -x[i] : x[i];
+    amax = ax > amax ? ax : amax;
+  }
+  *scale = e4m3_block_scale(amax);
+  const float up = scale_value(*scale), down = scale_value(254u - *scale);  // 2^(127 - s)
+  for (int w = 0; w < 8; ++w) {
+    std::uint32_t word = 0;
+    for (int i = 0; i < 4; ++i) {
+      const std::uint32_t c = float_to_e4m3(x[4 * w + i] * down);
+      word |= c << (8 * i);
+      if (back) back[4 * w + i] = e4m3_to_float(c) * up;
+    }
+    words[w] = word;
+  }
+}
+
+// x ~ hi + lo as two MX-FP8 blocks (lo quantises what hi leaves): relative error about 2^-8 of
+// the block's largest value, close to the bf16 that x comes from (2^-9).
+ATTNLAB_MX_HD void split_e4m3_block(const float* x, std::uint32_t hi[8], std::uint32_t* hi_scale,
+                                    std::uint32_t lo[8], std::uint32_t* lo_scale) {
+  float back[32], rest[32];
+  quantize_e4m3_block(x, hi, hi_scale, back);
+  for (int i = 0; i < 32; ++i) rest[i] = x[i] - back[i];
+  quantize_e4m3_block(rest, lo, lo_scale, nullptr);
 }
 
 }  // namespace mx

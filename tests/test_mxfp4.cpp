@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "attention/dtype.h"
 #include "attention/error.h"
 #include "attention/mxfp4.h"
 #include "kernels/mxfp4_device.h"
@@ -135,4 +136,60 @@ TEST_CASE("mxfp4: the kernels' register dequantisation equals attention/'s on ev
   CHECK(out[1] == kern::mx::byte_to_bf16x2(0xa9u, 1.0f));
   CHECK(out[2] == kern::mx::byte_to_bf16x2(0x10u, 1.0f));
   CHECK(out[3] == kern::mx::byte_to_bf16x2(0x7fu, 1.0f));
+}
+
+TEST_CASE("MX-FP8: the kernels' e4m3 conversions equal attention/'s bit for bit", "[mxfp4]") {
+  for (std::uint32_t c = 0; c < 256; ++c) {
+    const float want = attn::e4m3_bits_to_float(static_cast<std::uint8_t>(c));
+    const float got = kern::mx::e4m3_to_float(c);
+    CAPTURE(c);
+    if (std::isnan(want))
+      REQUIRE(std::isnan(got));
+    else
+      REQUIRE(kern::mx::float_to_bits(got) == kern::mx::float_to_bits(want));
+  }
+  // Every bf16 (the values Q holds), then random floats of every magnitude.
+  for (std::uint32_t h = 0; h < 65536; ++h) {
+    const float x = kern::mx::bits_to_float(h << 16);
+    CAPTURE(h);
+    REQUIRE(kern::mx::float_to_e4m3(x) == attn::float_to_e4m3_bits(x));
+  }
+  std::mt19937 rng(20261207);
+  for (int i = 0; i < 200000; ++i) {
+    const float x = kern::mx::bits_to_float(static_cast<std::uint32_t>(rng()));
+    CAPTURE(x);
+    REQUIRE(kern::mx::float_to_e4m3(x) == attn::float_to_e4m3_bits(x));
+  }
+}
+
+TEST_CASE("MX-FP8: Q split into two e4m3 blocks stays within 2^-8 of each block's largest value",
+          "[mxfp4]") {
+  const unsigned seed = std::random_device{}();
+  CAPTURE(seed);
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> randn(0.0f, 1.0f);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const float amp = std::ldexp(1.0f, static_cast<int>(rng() % 60) - 30);
+    float x[32];
+    for (float& v : x) v = attn::round_to_bf16(randn(rng) * amp);  // Q is bf16
+    if (trial % 7 == 0) x[rng() % 32] = 0.0f;
+    if (trial % 11 == 0)
+      for (float& v : x) v = 0.0f;  // an all-zero block
+    std::uint32_t hi[8], lo[8], s_hi = 0, s_lo = 0;
+    kern::mx::split_e4m3_block(x, hi, &s_hi, lo, &s_lo);
+    REQUIRE(s_hi <= 254);
+    REQUIRE(s_lo <= 254);
+    float amax = 0.0f;
+    for (float v : x) amax = std::max(amax, std::fabs(v));
+    CAPTURE(trial, amp, amax, s_hi, s_lo);
+    for (int i = 0; i < 32; ++i) {
+      const auto code = [](const std::uint32_t* w, int k) { return (w[k / 4] >> (8 * (k % 4))) & 0xffu; };
+      const float h = kern::mx::e4m3_to_float(code(hi, i)) * kern::mx::scale_value(s_hi);
+      const float l = kern::mx::e4m3_to_float(code(lo, i)) * kern::mx::scale_value(s_lo);
+      CAPTURE(i, x[i], h, l);
+      REQUIRE(std::isfinite(h));
+      REQUIRE(std::isfinite(l));
+      REQUIRE(std::fabs(static_cast<double>(x[i]) - h - l) <= std::ldexp(amax, -8));
+    }
+  }
 }
