@@ -173,8 +173,10 @@ void BenchCommand::add(CLI::App& root) {
       "median (min, max) of many runs and GB/s beside a streaming-read probe of the same run.");
   shape.add(sub, "mha, mqa, gqa, swa or mla (a filter with --suite)");
   sub->add_option("--device", device, "cpu (default) or gpu")->type_name("cpu|gpu");
-  sub->add_option("--dtype", dtype, "gpu: bf16 (default), fp16, fp8; cpu: fp32")->type_name("DT");
-  sub->add_option("--suite", suite, "peers, amd-mixed-mla, amd-mla or sweep")->type_name("NAME");
+  sub->add_option("--dtype", dtype, "gpu: bf16 (default), fp16, fp8, mxfp4 (mla); cpu: fp32")
+      ->type_name("DT");
+  sub->add_option("--suite", suite, "peers, amd-mixed-mla, amd-mla, sweep or worklog")
+      ->type_name("NAME");
   json_opt = sub->add_option("--json", json,
                              "Print the report as JSON on stdout and nothing else there, or "
                              "write it to FILE")
@@ -194,13 +196,14 @@ int BenchCommand::run() {
   const bool gpu = given("--device") && device == "gpu";
   attn::DType dt = gpu ? attn::DType::kBf16 : attn::DType::kFp32;
   if (given("--dtype")) {
-    dt = parse_dtype_flag("--dtype", dtype, false);
+    dt = parse_dtype_flag("--dtype", dtype, true);
     if (gpu && dt == attn::DType::kFp32)
-      throw InputError("--dtype fp32: the GPU kernels take bf16, fp16 or fp8 (--device gpu)");
+      throw InputError(
+          "--dtype fp32: the GPU kernels take bf16, fp16, fp8 or mxfp4 (mla) (--device gpu)");
     if (!gpu && dt != attn::DType::kFp32)
       throw InputError("--dtype " + dtype +
                        ": the CPU benchmark runs the float32 reference; "
-                       "bf16, fp16 and fp8 need --device gpu");
+                       "bf16, fp16, fp8 and mxfp4 need --device gpu");
   }
   std::optional<attn::Variant> var;
   if (given("--variant")) var = shape.variant_of();

@@ -70,14 +70,14 @@ std::string table(const SideBySide& r) {
   const attn::LayerShape layer = c.layer_shape();
   if (const attn::GpuSpec* s = g.present ? spec_of(g.device) : nullptr) {
     const attn::RooflineProjection p = attn::project_decode(layer, c.batch, c.seq, c.dtype, *s);
-    out += format("  roofline of the %s: %.1f us projected; measured reaches %.0f%% of it\n",
-                  s->name.c_str(), p.time_s * 1e6,
+    out += format("  roofline of the %s: %s projected; measured reaches %.0f%% of it\n",
+                  s->name.c_str(), attn::format_duration_us(p.time_s * 1e6).c_str(),
                   g.median_us > 0 ? 100.0 * p.time_s * 1e6 / g.median_us : 0.0);
   }
   if (const attn::GpuSpec* m = attn::find_gpu("MI355X")) {
     const attn::RooflineProjection p = attn::project_decode(layer, c.batch, c.seq, c.dtype, *m);
-    out += format("  MI355X: %.1f us, a roofline projection from its datasheet (not measured)\n",
-                  p.time_s * 1e6);
+    out += format("  MI355X: %s, a roofline projection from its datasheet (not measured)\n",
+                  attn::format_duration_us(p.time_s * 1e6).c_str());
   }
   if (!g.reason.empty() && g.present) out += "  GPU side: " + g.reason + "\n";
   return out;
@@ -93,7 +93,8 @@ void CompareCommand::add(CLI::App& root) {
       "timings, GB/s, the share of the read probe and of the roofline, the MI355X projection.\n"
       "Without a GPU the GPU side is the recording of the same shape in assets/results/.");
   shape.add(sub, "mha, mqa, gqa, swa or mla");
-  sub->add_option("--dtype", dtype, "GPU storage: bf16 (default), fp16 or fp8")->type_name("DT");
+  sub->add_option("--dtype", dtype, "GPU storage: bf16 (default), fp16, fp8 or mxfp4 (mla only)")
+      ->type_name("DT");
   sub->add_option("--device", device,
                   "auto (default: the GPU when there is one, else its recording), gpu (fail "
                   "without one) or cpu")
@@ -116,9 +117,9 @@ int CompareCommand::run() {
   auto given = [&](const char* flag) { return sub->count(flag) > 0; };
   if (!given("--variant")) throw InputError("compare: needs --variant V (and the case's shape)");
   kern::BenchCase c = shape.parse(sub);
-  c.dtype = given("--dtype") ? parse_dtype_flag("--dtype", dtype, false) : attn::DType::kBf16;
+  c.dtype = given("--dtype") ? parse_dtype_flag("--dtype", dtype, true) : attn::DType::kBf16;
   if (c.dtype == attn::DType::kFp32)
-    throw InputError("--dtype fp32: the GPU side stores bf16, fp16 or fp8");
+    throw InputError("--dtype fp32: the GPU side stores bf16, fp16, fp8 or mxfp4 (mla)");
   c.label = "compare: " + bench_case_text(c);
   c.validate();
   SideBySideOptions opt;
