@@ -118,6 +118,15 @@ BenchReport run_bench(const std::vector<BenchCase>& cases, const BenchOptions& o
 // The git commit this build was made from (ATTNLAB_GIT_COMMIT), or "unknown".
 std::string build_commit();
 
+// SplitMix64's output function of x + golden ratio: the deterministic inputs of the CPU and GPU
+// runners and of `attnlab compare` are splitmix64 of (seed, index) mixes.
+inline std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
 // JSON of docs/DESIGN.md section 3 (results files in assets/results/ are this plus provenance).
 std::string bench_report_json(const BenchReport& r, int indent = 2);
 // Reads a results file's text; throws InputError naming the field. Used by the explorer.

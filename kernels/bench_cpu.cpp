@@ -71,11 +71,8 @@ std::uint64_t cpu_case_budget() {
 void fill_uniform(std::vector<float>& v, std::uint64_t seed) {
   std::uint64_t x = seed;
   for (float& f : v) {
+    const std::uint64_t z = splitmix64(x);
     x += 0x9e3779b97f4a7c15ull;
-    std::uint64_t z = x;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
     f = static_cast<float>(static_cast<double>(z >> 40) * (2.0 / 16777216.0) - 1.0);
   }
 }

@@ -50,18 +50,11 @@ constexpr double kAtol = 8e-3, kRtol = 2e-2;  // GPU MODE's bf16 bound, applied 
 constexpr std::uint64_t kSeed = 20261202;
 constexpr std::uint64_t kMaxRefWork = std::uint64_t{1} << 33;  // MACs checked on the CPU
 
-std::uint64_t splitmix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 // x[i] uniform in [-amp, amp), a function of (seed, i) only, filled in parallel.
 void fill_uniform(std::vector<float>& x, std::uint64_t seed, float amp) {
   parallel_for(x.size(), [&](std::size_t b, std::size_t e) {
     for (std::size_t i = b; i < e; ++i) {
-      const std::uint64_t r = splitmix(seed * 0x100000001b3ull + i);
+      const std::uint64_t r = splitmix64(seed * 0x100000001b3ull + i);
       const float u = static_cast<float>(r >> 40) * (1.0f / 16777216.0f);  // [0, 1)
       x[i] = (2.0f * u - 1.0f) * amp;
     }

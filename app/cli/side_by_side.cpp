@@ -12,6 +12,7 @@
 #include "attention/error.h"
 #include "attention/reference.h"
 #include "attention/units.h"
+#include "kernels/bench.h"
 #include "kernels/gpu.h"
 
 namespace app {
@@ -22,18 +23,12 @@ using Json = nlohmann::ordered_json;
 // Three float copies of the inputs (the inputs, the harness's own, the GPU upload) must fit.
 constexpr double kMaxInputBytes = 6.0 * (1ull << 30);
 
-std::uint64_t splitmix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 // x[i] uniform in [-1, 1), a function of (seed, stream, i) only.
 void fill(std::vector<float>& x, std::uint64_t seed, std::uint64_t stream) {
-  const std::uint64_t base = splitmix(seed ^ (stream * 0x632be59bd9b4e019ull));
+  const std::uint64_t base = kern::splitmix64(seed ^ (stream * 0x632be59bd9b4e019ull));
   for (std::size_t i = 0; i < x.size(); ++i)
-    x[i] = static_cast<float>(static_cast<double>(splitmix(base + i) >> 11) * 0x1.0p-52 - 1.0);
+    x[i] =
+        static_cast<float>(static_cast<double>(kern::splitmix64(base + i) >> 11) * 0x1.0p-52 - 1.0);
 }
 
 struct Inputs {
