@@ -31,15 +31,13 @@
 #include <vector>
 
 #include "attention/error.h"
-#include "attention/mxfp4.h"
 #include "attention/reference.h"
 #include "kernels/bench_gpu.h"
+#include "kernels/bench_gpu_internal.h"
 #include "kernels/gpu.h"
 #include "kernels/gpu_check.h"
 #include "kernels/gpu_host.h"
 #include "kernels/grouped_launch.h"
-#include "kernels/mla_launch.h"
-#include "kernels/mla_packed.h"
 #include "kernels/read_probe.h"
 
 namespace kern {
@@ -47,19 +45,7 @@ namespace {
 
 constexpr double kAtol = 8e-3, kRtol = 2e-2;  // GPU MODE's bf16 bound, applied to every dtype:
 // the reference sees the same rounded inputs, so only float32 accumulation differs.
-constexpr std::uint64_t kSeed = 20261202;
 constexpr std::uint64_t kMaxRefWork = std::uint64_t{1} << 33;  // MACs checked on the CPU
-
-// x[i] uniform in [-amp, amp), a function of (seed, i) only, filled in parallel.
-void fill_uniform(std::vector<float>& x, std::uint64_t seed, float amp) {
-  parallel_for(x.size(), [&](std::size_t b, std::size_t e) {
-    for (std::size_t i = b; i < e; ++i) {
-      const std::uint64_t r = splitmix64(seed * 0x100000001b3ull + i);
-      const float u = static_cast<float>(r >> 40) * (1.0f / 16777216.0f);  // [0, 1)
-      x[i] = (2.0f * u - 1.0f) * amp;
-    }
-  });
-}
 
 struct Stream {
   hipStream_t s = nullptr;
@@ -237,6 +223,21 @@ double check_against(const std::vector<float>& gpu, const std::vector<double>& r
   return worst;
 }
 
+}  // namespace
+
+namespace bench_gpu {
+
+// x[i] uniform in [-amp, amp), a function of (seed, i) only, filled in parallel.
+void fill_uniform(std::vector<float>& x, std::uint64_t seed, float amp) {
+  parallel_for(x.size(), [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      const std::uint64_t r = splitmix64(seed * 0x100000001b3ull + i);
+      const float u = static_cast<float>(r >> 40) * (1.0f / 16777216.0f);  // [0, 1)
+      x[i] = (2.0f * u - 1.0f) * amp;
+    }
+  });
+}
+
 // How many rotated copies of `per_copy` bytes: together > 4x L2, within 70 % of free memory.
 int copies_for(std::size_t per_copy, std::size_t fixed) {
   const DeviceInfo d = query_device();
@@ -251,10 +252,6 @@ int copies_for(std::size_t per_copy, std::size_t fixed) {
   n = std::min(n, (budget - fixed) / per_copy);
   return static_cast<int>(std::max<std::size_t>(n, 1));
 }
-
-struct DeviceCopies {  // n copies of the same inputs, one output each
-  std::vector<DeviceBuffer> q, k, v, out;
-};
 
 void upload_copies(DeviceCopies& c, int n, const std::vector<unsigned char>& hq,
                    const std::vector<unsigned char>& hk, const std::vector<unsigned char>& hv,
@@ -278,10 +275,18 @@ void upload_copies(DeviceCopies& c, int n, const std::vector<unsigned char>& hq,
   }
 }
 
+// The sequences the float64 reference checks: all of them, or the first ones whose work (MACs,
+// per_seq each) fits kMaxRefWork.
+std::int64_t reference_batch(std::int64_t batch, std::uint64_t per_seq) {
+  const std::uint64_t fit = kMaxRefWork / std::max<std::uint64_t>(1, per_seq);
+  return std::max<std::int64_t>(1, std::min<std::int64_t>(batch, static_cast<std::int64_t>(fit)));
+}
+
 // Shared tail of both families: poison, check, time, fill r.
+// GB/s counts the cache (r.kv_bytes) and `io_bytes` (queries and outputs).
 void check_and_time(const std::function<void(int, hipStream_t)>& launch, DeviceCopies& dc,
                     std::size_t n_out, std::size_t n_checked, const std::vector<double>& ref,
-                    const BenchOptions& opt, BenchResult& r) {
+                    const BenchOptions& opt, BenchResult& r, std::size_t io_bytes) {
   HIP_CHECK(hipMemset(dc.out[0].get(), 0xff, n_out * sizeof(float)));  // NaN
   launch(0, nullptr);
   HIP_CHECK(hipDeviceSynchronize());
@@ -307,7 +312,14 @@ void check_and_time(const std::function<void(int, hipStream_t)>& launch, DeviceC
   HIP_CHECK(hipDeviceSynchronize());
   HIP_CHECK(hipMemcpy(got.data(), dc.out[0].get(), n_out * sizeof(float), hipMemcpyDeviceToHost));
   r.max_abs_err = std::max(r.max_abs_err, check_against(got, ref, n_checked));
+  r.gbps = r.median_us > 0 ? static_cast<double>(r.kv_bytes + io_bytes) / (r.median_us * 1e3) : 0;
 }
+
+}  // namespace bench_gpu
+
+namespace {
+
+using namespace bench_gpu;
 
 void bench_grouped(const BenchCase& c, const BenchOptions& opt, BenchResult& r) {
   attn::GroupedDecodeShape s;
@@ -361,9 +373,7 @@ void bench_grouped(const BenchCase& c, const BenchOptions& opt, BenchResult& r) 
   attn::GroupedDecodeShape rs = s;
   const std::uint64_t per_seq =
       static_cast<std::uint64_t>(keys) * s.q_heads * (s.head_dim + s.value_dim);
-  rs.batch = std::max<std::int64_t>(
-      1, std::min<std::int64_t>(s.batch, static_cast<std::int64_t>(
-                                             kMaxRefWork / std::max<std::uint64_t>(1, per_seq))));
+  rs.batch = reference_batch(s.batch, per_seq);
   std::vector<double> ref(static_cast<std::size_t>(rs.batch) * s.q_heads * s.value_dim);
   attn::decode_grouped<double>(rs, q.data(), k.data(), v.data(), nullptr, ref.data(), 0);
   std::vector<float>().swap(k);
@@ -385,159 +395,7 @@ void bench_grouped(const BenchCase& c, const BenchOptions& opt, BenchResult& r) 
     x.stream = st;
     launch_grouped_decode(x);
   };
-  check_and_time(launch, dc, no, ref.size(), ref, opt, r);
-  r.gbps = r.median_us > 0
-               ? static_cast<double>(r.kv_bytes + nq * 2 + no * sizeof(float)) / (r.median_us * 1e3)
-               : 0;
-}
-
-void bench_mla(const BenchCase& c, const BenchOptions& opt, BenchResult& r) {
-  attn::MlaDecodeShape s;
-  s.batch = c.batch;
-  s.seq = c.seq;
-  s.heads = c.q_heads;
-  s.latent_dim = c.latent_dim;
-  s.rope_dim = c.rope_dim;
-  const int dk = s.latent_dim + s.rope_dim;
-  s.scale = attn::resolve_scale(c.scale, dk);
-  const attn::DType dt = c.dtype;
-  const std::size_t eb = storage_elem_bytes(dt);
-  const std::size_t nq = static_cast<std::size_t>(s.batch) * s.heads * dk;
-  const std::size_t nkv = static_cast<std::size_t>(s.batch) * s.seq * dk;
-  const std::size_t no = static_cast<std::size_t>(s.batch) * s.heads * s.latent_dim;
-  r.kv_bytes = c.kv_bytes();
-
-  MlaDeviceArgs a;
-  a.batch = s.batch;
-  a.seq = s.seq;
-  a.heads = s.heads;
-  a.latent_dim = s.latent_dim;
-  a.rope_dim = s.rope_dim;
-  a.scale = static_cast<float>(s.scale);
-  a.dt = dt;
-  const std::size_t work_bytes = mla_workspace_bytes(a);
-  const std::size_t per_copy = nq * 2 + nkv * eb + no * sizeof(float);
-  const int copies = copies_for(per_copy, work_bytes);
-
-  std::vector<float> q(nq), kv(nkv);
-  fill_uniform(q, kSeed + 11, 1.7320508f);
-  fill_uniform(kv, kSeed + 12, 1.7320508f);
-  const attn::DType qdt = query_storage(dt);
-  a.kv_scale = storage_scale(dt, kv.data(), nkv);
-  std::vector<unsigned char> hq(nq * 2), hkv(nkv * eb);
-  encode_storage(qdt, q.data(), nq, 1.0f, hq.data());
-  encode_storage(dt, kv.data(), nkv, a.kv_scale, hkv.data());
-  round_as_storage(qdt, q.data(), nq, 1.0f, q.data());
-  round_as_storage(dt, kv.data(), nkv, a.kv_scale, kv.data());
-
-  attn::MlaDecodeShape rs = s;
-  const std::uint64_t per_seq = static_cast<std::uint64_t>(s.seq) * s.heads * (dk + s.latent_dim);
-  rs.batch = std::max<std::int64_t>(
-      1, std::min<std::int64_t>(s.batch, static_cast<std::int64_t>(
-                                             kMaxRefWork / std::max<std::uint64_t>(1, per_seq))));
-  std::vector<double> ref(static_cast<std::size_t>(rs.batch) * s.heads * s.latent_dim);
-  attn::decode_mla_absorbed<double>(rs, q.data(), kv.data(), nullptr, ref.data(), 0);
-  std::vector<float>().swap(kv);
-
-  DeviceCopies dc;
-  upload_copies(dc, copies, hq, hkv, {}, no * sizeof(float));
-  std::vector<unsigned char>().swap(hkv);
-  DeviceBuffer work(work_bytes);
-  auto launch = [&](int i, hipStream_t st) {
-    MlaDeviceArgs x = a;
-    x.q = dc.q[i].get();
-    x.kv = dc.k[i].get();
-    x.out = dc.out[i].as<float>();
-    x.workspace = work.get();
-    x.stream = st;
-    launch_mla_decode(x);
-  };
-  check_and_time(launch, dc, no, ref.size(), ref, opt, r);
-  r.gbps = r.median_us > 0
-               ? static_cast<double>(r.kv_bytes + nq * 2 + no * sizeof(float)) / (r.median_us * 1e3)
-               : 0;
-}
-
-// mxfp4 caches (AMD's MI355X problem) through the packed kernel (decode_mla_packed.hip), in AMD's
-// layout: B sequences of one new token each, their caches back to back, E2M1 values and E8M0
-// scales as two tensors. The reference sees the dequantised cache.
-void bench_mla_packed(const BenchCase& c, const BenchOptions& opt, BenchResult& r) {
-  const int dk = c.latent_dim + c.rope_dim;
-  const std::size_t nq = static_cast<std::size_t>(c.batch) * c.q_heads * dk;
-  const std::size_t nkv = static_cast<std::size_t>(c.batch) * c.seq * dk;
-  const std::size_t no = static_cast<std::size_t>(c.batch) * c.q_heads * c.latent_dim;
-  r.kv_bytes = c.kv_bytes();
-
-  MlaPackedArgs a;
-  a.batch = c.batch;
-  a.total_q = c.batch;
-  a.max_q_len = 1;
-  a.max_kv_len = c.seq;
-  a.heads = c.q_heads;
-  a.latent_dim = c.latent_dim;
-  a.rope_dim = c.rope_dim;
-  a.scale = static_cast<float>(attn::resolve_scale(c.scale, dk));
-  a.dt = c.dtype;
-  const std::size_t work_bytes = mla_packed_workspace_bytes(a);
-  const std::size_t per_copy = nq * 2 + nkv / 2 + nkv / 32 + no * sizeof(float);
-  const std::size_t table_bytes = static_cast<std::size_t>(c.batch) * 4 * sizeof(std::int32_t);
-  const int copies = copies_for(per_copy, work_bytes + table_bytes);
-
-  std::vector<float> q(nq), kv(nkv);
-  fill_uniform(q, kSeed + 11, 1.7320508f);
-  fill_uniform(kv, kSeed + 12, 1.7320508f);
-  std::vector<unsigned char> hq(nq * 2);
-  encode_storage(attn::DType::kBf16, q.data(), nq, 1.0f, hq.data());
-  round_as_storage(attn::DType::kBf16, q.data(), nq, 1.0f, q.data());
-  attn::Mxfp4Matrix m =
-      attn::quantize_mxfp4(kv.data(), static_cast<std::size_t>(c.batch * c.seq), std::size_t(dk));
-  std::vector<float>().swap(kv);
-
-  attn::MlaDecodeShape rs;
-  rs.seq = c.seq;
-  rs.heads = c.q_heads;
-  rs.latent_dim = c.latent_dim;
-  rs.rope_dim = c.rope_dim;
-  rs.scale = a.scale;
-  const std::uint64_t per_seq = static_cast<std::uint64_t>(c.seq) * c.q_heads * (dk + c.latent_dim);
-  rs.batch = std::max<std::int64_t>(
-      1, std::min<std::int64_t>(c.batch, static_cast<std::int64_t>(
-                                             kMaxRefWork / std::max<std::uint64_t>(1, per_seq))));
-  std::vector<double> ref(static_cast<std::size_t>(rs.batch) * c.q_heads * c.latent_dim);
-  {
-    attn::Mxfp4Matrix head = m;  // the sequences the reference runs, dequantised
-    head.rows = static_cast<std::size_t>(rs.batch * c.seq);
-    head.values.resize(head.rows * head.cols / 2);
-    head.scales.resize(head.rows * head.scale_cols());
-    const std::vector<float> kv_ref = attn::dequantize_mxfp4(head);
-    attn::decode_mla_absorbed<double>(rs, q.data(), kv_ref.data(), nullptr, ref.data(), 0);
-  }
-
-  std::vector<std::int32_t> table;
-  for (std::int64_t b = 0; b < c.batch; ++b)
-    for (std::int64_t v : {b, std::int64_t{1}, b * c.seq, c.seq})
-      table.push_back(static_cast<std::int32_t>(v));
-  DeviceBuffer dtable(table_bytes);
-  HIP_CHECK(hipMemcpy(dtable.get(), table.data(), table_bytes, hipMemcpyHostToDevice));
-  DeviceCopies dc;  // k holds the E2M1 values, v the E8M0 scales
-  upload_copies(dc, copies, hq, m.values, m.scales, no * sizeof(float));
-  m = attn::Mxfp4Matrix{};
-  DeviceBuffer work(work_bytes);
-  auto launch = [&](int i, hipStream_t st) {
-    MlaPackedArgs x = a;
-    x.q = dc.q[i].get();
-    x.kv = dc.k[i].get();
-    x.kv_scales = dc.v[i].as<std::uint8_t>();
-    x.seqs = dtable.as<std::int32_t>();
-    x.out = dc.out[i].as<float>();
-    x.workspace = work.get();
-    x.stream = st;
-    launch_mla_packed(x);
-  };
-  check_and_time(launch, dc, no, ref.size(), ref, opt, r);
-  r.gbps = r.median_us > 0
-               ? static_cast<double>(r.kv_bytes + nq * 2 + no * sizeof(float)) / (r.median_us * 1e3)
-               : 0;
+  check_and_time(launch, dc, no, ref.size(), ref, opt, r, nq * 2 + no * sizeof(float));
 }
 
 __global__ void empty_kernel() {}

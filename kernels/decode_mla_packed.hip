@@ -40,6 +40,7 @@
 #include "kernels/matrix_ops.h"
 #include "kernels/mla_combine.h"
 #include "kernels/mla_packed.h"
+#include "kernels/mla_packed_params.h"
 #include "kernels/mxfp4_device.h"
 
 namespace kern {
@@ -49,7 +50,7 @@ constexpr int kDl = kMlaLatentDim, kDr = 64, kDk = kDl + kDr;
 constexpr int kLd = kDk + 8;  // shared row stride of 16-bit tiles (elements), as in v1
 constexpr int kWarps = 4;     // one group of 16 rows
 constexpr int kThreads = kWarps * mo::kWarp;
-constexpr int kBlockN = 32;  // tokens a block
+constexpr int kBlockN = kMlaPackedBlockN;
 constexpr int kStages = 2;
 constexpr int kNTiles = kBlockN / 16;
 constexpr int kQkSteps = kDk / 16 / kWarps;  // 9 k-steps of 16 dims a warp
@@ -57,7 +58,6 @@ constexpr int kPvTiles = kDl / 16 / kWarps;  // 8 output tiles of 16 dims a warp
 constexpr int kRowThreads = mo::kWarp / 4;   // softmax threads a row (8 NVIDIA, 16 AMD)
 constexpr int kTpt = kBlockN / kRowThreads;  // tokens a softmax thread
 constexpr int kMxBlocks = kDk / 32;          // E8M0 scale bytes a row (18)
-constexpr int kMaxQLen = 64;
 static_assert(kQkSteps * 16 * kWarps == kDk && kPvTiles * 16 * kWarps == kDl, "dims");
 static_assert(kBlockN % kRowThreads == 0 && kTpt % 2 == 0, "softmax threads");
 
@@ -90,23 +90,6 @@ struct Smem {
   static constexpr int kQ0 = kConv ? kConv0 : (kStages - 1) * kStageBytes;
   static_assert((kConv ? kConvBytes : kStageBytes) >= kQBytes, "Q staging does not fit");
   static_assert(kStageRow % 16 == 0, "16-byte copies");
-};
-
-struct PackedParams {
-  const void* q;
-  const void* kv;
-  const std::uint8_t* kv_scales;
-  const std::int32_t* seqs;  // [B, 4]
-  float* out;                // [total_q * H, Dl]
-  float* part_acc;           // [total_q * H, splits, Dl] (splits > 1)
-  float2* part_state;        // [total_q * H, splits] (max, sum)
-  int heads;
-  int row_tiles;  // ceil(max_q_len * H / 16)
-  int splits;
-  std::int64_t split_len;  // tokens a split, a multiple of kBlockN
-  float score_scale;       // softmax scale (times kv_scale for fp8 keys)
-  float out_scale;         // kv_scale for fp8 values, else 1
-  int pdl;
 };
 
 // 16 bytes of mxfp4 (32 elements, one scale block) -> 32 bf16 at dst (64 bytes).
@@ -479,13 +462,12 @@ __global__ void __launch_bounds__(kThreads) mla_packed_kernel(PackedParams p) {
   }
 }
 
-// ------------------------------------------------------------------------- choice and launch
-using KernelFn = void (*)(PackedParams);
+// ------------------------------------------------------------------------- the kernels
 
 template <class T, Cache C>
-KernelFn prepared_kernel(int* smem_bytes, int* per_sm) {
+MlaPackedKernelFn prepared_kernel(int* smem_bytes, int* per_sm) {
   constexpr int kBytes = Smem<C>::kBytes;
-  KernelFn fn = mla_packed_kernel<T, C>;
+  MlaPackedKernelFn fn = mla_packed_kernel<T, C>;
   static const int occupancy = [&] {  // once per instantiation
     HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(fn),
                                   hipFuncAttributeMaxDynamicSharedMemorySize, kBytes));
@@ -498,7 +480,11 @@ KernelFn prepared_kernel(int* smem_bytes, int* per_sm) {
   return fn;
 }
 
-KernelFn kernel_for(attn::DType dt, int* smem_bytes, int* per_sm) {
+}  // namespace
+
+MlaPackedKernelFn mla_packed_kernel_for(attn::DType dt, int* smem_bytes, int* threads,
+                                        int* per_sm) {
+  *threads = kThreads;
   switch (dt) {
     case attn::DType::kBf16:
       return prepared_kernel<mo::Bf16, Cache::k16>(smem_bytes, per_sm);
@@ -512,133 +498,6 @@ KernelFn kernel_for(attn::DType dt, int* smem_bytes, int* per_sm) {
       throw attn::DeviceError("MLA decode (packed): dtype " + std::string(attn::dtype_name(dt)) +
                               " is not supported (expected bf16, fp16, fp8 or mxfp4)");
   }
-}
-
-void check_args(const MlaPackedArgs& a) {
-  if (a.latent_dim != kDl || a.rope_dim != kDr)
-    throw attn::DeviceError(
-        "MLA decode (packed): the GPU kernel supports latent_dim 512 and rope_dim 64, found " +
-        std::to_string(a.latent_dim) + " and " + std::to_string(a.rope_dim));
-  if (a.batch < 1 || a.heads < 1 || a.total_q < 1 || a.max_kv_len < 1)
-    throw attn::DeviceError(
-        "MLA decode (packed): batch, heads, total_q and max_kv_len must be "
-        ">= 1");
-  if (a.max_q_len < 1 || a.max_q_len > kMaxQLen)
-    throw attn::DeviceError("MLA decode (packed): q_len " + std::to_string(a.max_q_len) +
-                            " is outside 1.." + std::to_string(kMaxQLen));
-  if (std::int64_t(a.max_q_len) * a.heads > std::numeric_limits<int>::max() / 2 ||
-      a.max_kv_len > std::numeric_limits<std::int32_t>::max())
-    throw attn::DeviceError("MLA decode (packed): the batch is too large for 32-bit row indices");
-  if (!(a.scale > 0.f) || !std::isfinite(a.scale))
-    throw attn::DeviceError(
-        "MLA decode (packed): the softmax scale must be a positive finite "
-        "number");
-}
-
-void check_pointers(const MlaPackedArgs& a) {
-  if (!a.q || !a.kv || !a.seqs || !a.out)
-    throw attn::DeviceError("MLA decode (packed): null q, kv, seqs or out pointer");
-  if (a.dt == attn::DType::kMxfp4 && !a.kv_scales)
-    throw attn::DeviceError("MLA decode (packed): an mxfp4 cache needs its scale bytes");
-}
-
-struct Plan {
-  int row_tiles = 0, splits = 1;
-  std::int64_t split_len = 0;
-};
-
-// Splits as v1 chooses them (mla_plan.hip): the fewest that minimise (waves of CTAs) x (blocks a
-// CTA), plus a small charge for the combine, over the longest sequence.
-Plan make_plan(const MlaPackedArgs& a, int per_sm) {
-  Plan pl;
-  pl.row_tiles = (a.max_q_len * a.heads + 15) / 16;
-  const std::int64_t blocks = (a.max_kv_len + kBlockN - 1) / kBlockN;
-  int splits = a.splits;
-  if (splits <= 0) {
-    const std::int64_t slots = std::int64_t(device_multiprocessors()) * std::max(per_sm, 1);
-    const std::int64_t base = a.batch * pl.row_tiles;
-    double best = 1e300;
-    splits = 1;
-    const std::int64_t max_splits = std::min<std::int64_t>(blocks, kMlaCombineMaxSplits);
-    for (std::int64_t s = 1; s <= max_splits; ++s) {
-      const std::int64_t waves = (base * s + slots - 1) / slots;
-      const std::int64_t per_cta = (blocks + s - 1) / s;
-      const double cost = double(waves) * double(per_cta + 2) + (s > 1 ? 1.0 : 0.0);
-      if (cost < best - 1e-9) {
-        best = cost;
-        splits = static_cast<int>(s);
-      }
-    }
-  }
-  splits = std::max(1, std::min<int>(splits, kMlaCombineMaxSplits));
-  const std::int64_t per = (blocks + splits - 1) / splits;
-  pl.split_len = per * kBlockN;
-  pl.splits = static_cast<int>((blocks + per - 1) / per);  // no split left empty by rounding
-  return pl;
-}
-
-std::size_t workspace_for(const MlaPackedArgs& a, const Plan& pl) {
-  if (pl.splits <= 1) return 0;
-  const std::size_t rows = std::size_t(a.total_q) * std::size_t(a.heads) * std::size_t(pl.splits);
-  return rows * (kDl * sizeof(float) + sizeof(float2));
-}
-
-Plan plan_for(const MlaPackedArgs& a) {
-  check_args(a);
-  int smem = 0, per_sm = 0;
-  (void)kernel_for(a.dt, &smem, &per_sm);
-  return make_plan(a, per_sm);
-}
-
-}  // namespace
-
-int mla_packed_splits(const MlaPackedArgs& a) { return plan_for(a).splits; }
-
-std::size_t mla_packed_workspace_bytes(const MlaPackedArgs& a) {
-  return workspace_for(a, plan_for(a));
-}
-
-void launch_mla_packed(const MlaPackedArgs& a) {
-  check_warp_size();
-  check_pointers(a);
-  const Plan pl = plan_for(a);
-  const std::size_t ws = workspace_for(a, pl);
-  if (ws > 0 && !a.workspace)
-    throw attn::DeviceError("MLA decode (packed): " + std::to_string(ws) +
-                            " bytes of workspace are needed for " + std::to_string(pl.splits) +
-                            " splits, none given");
-  int smem = 0, per_sm = 0;
-  KernelFn fn = kernel_for(a.dt, &smem, &per_sm);
-  if (per_sm < 1)
-    throw attn::DeviceError("MLA decode (packed): the kernel does not fit on this device (" +
-                            std::to_string(smem) + " bytes of shared memory a block)");
-  PackedParams p{};
-  p.q = a.q;
-  p.kv = a.kv;
-  p.kv_scales = a.kv_scales;
-  p.seqs = a.seqs;
-  p.out = a.out;
-  const std::size_t rows = std::size_t(a.total_q) * std::size_t(a.heads) * std::size_t(pl.splits);
-  p.part_acc = ws ? static_cast<float*>(a.workspace) : nullptr;
-  p.part_state =
-      ws ? reinterpret_cast<float2*>(static_cast<float*>(a.workspace) + rows * kDl) : nullptr;
-  p.heads = a.heads;
-  p.row_tiles = pl.row_tiles;
-  p.splits = pl.splits;
-  p.split_len = pl.split_len;
-  const bool fp8 = a.dt == attn::DType::kFp8;
-  p.score_scale = a.scale * (fp8 ? a.kv_scale : 1.0f);
-  p.out_scale = fp8 ? a.kv_scale : 1.0f;
-  p.pdl = pl.splits > 1 && pdl_enabled();
-  const std::int64_t ctas = a.batch * pl.row_tiles * pl.splits;
-  if (ctas > std::numeric_limits<int>::max())
-    throw attn::DeviceError("MLA decode (packed): too many blocks (" + std::to_string(ctas) + ")");
-  auto stream = static_cast<hipStream_t>(a.stream);
-  fn<<<dim3(static_cast<unsigned>(ctas)), dim3(kThreads), smem, stream>>>(p);
-  HIP_CHECK_LAUNCH();
-  if (pl.splits > 1)
-    launch_mla_combine(pl.splits >= 8 ? 2 : 1, p.part_acc, p.part_state, a.out, pl.splits,
-                       a.total_q * a.heads, p.pdl != 0, stream);
 }
 
 }  // namespace kern
