@@ -43,7 +43,8 @@ DeviceInfo query_device();  // never throws
 void gpu_decode_grouped(const attn::GroupedDecodeShape& s, const float* q, const float* k,
                         const float* v, const std::int64_t* lens, float* out, attn::DType dt,
                         int launches = 1);
-// MLA absorbed decode: q [B, H, Dl + Dr], kv [B, S, Dl + Dr], out [B, H, Dl].
+// MLA absorbed decode: q [B, H, Dl + Dr], kv [B, S, Dl + Dr], out [B, H, Dl]. dt: kBf16, kFp16,
+// kFp8, or kMxfp4 (through gpu_decode_mla_ragged, one new token a sequence).
 void gpu_decode_mla(const attn::MlaDecodeShape& s, const float* q, const float* kv,
                     const std::int64_t* lens, float* out, attn::DType dt);
 // MLA absorbed decode over ragged sequences (AMD's MI355X layout; attn::decode_mla_ragged):

@@ -1,4 +1,5 @@
-// kern::gpu_decode_mla (kernels/gpu.h): host float32 in, host float32 out.
+// kern::gpu_decode_mla (kernels/gpu.h): host float32 in, host float32 out (mxfp4 caches go to the
+// packed kernel through gpu_decode_mla_ragged, mla_packed_api.hip).
 //   q [B, H, Dl + Dr] -> bf16 (fp16 when dt == kFp16; bf16 with an fp8 cache)
 //   kv [B, S, Dl + Dr] -> bf16 / fp16 / fp8 e4m3 with one scale = e4m3_scale_for(amax)
 //   lens [B] (int64, 0..S) or nullptr; out [B, H, Dl]
@@ -30,11 +31,44 @@ std::vector<std::uint16_t> to_16bit(const float* x, std::size_t n, attn::DType d
   return r;
 }
 
+// lens (0..S each) as int32, or empty when there are none.
+std::vector<std::int32_t> checked_lens(const attn::MlaDecodeShape& s, const std::int64_t* lens) {
+  std::vector<std::int32_t> lens32;
+  if (!lens) return lens32;
+  lens32.resize(std::size_t(s.batch));
+  for (std::int64_t b = 0; b < s.batch; ++b) {
+    if (lens[b] < 0 || lens[b] > s.seq)
+      throw attn::InputError("gpu MLA decode: lens[" + std::to_string(b) + "] = " +
+                             std::to_string(lens[b]) + " is outside 0.." + std::to_string(s.seq));
+    lens32[std::size_t(b)] = static_cast<std::int32_t>(lens[b]);
+  }
+  return lens32;
+}
+
 }  // namespace
 
 void gpu_decode_mla(const attn::MlaDecodeShape& s, const float* q, const float* kv,
                     const std::int64_t* lens, float* out, attn::DType dt) {
-  gpu_decode_mla_with(s, q, kv, lens, out, dt, nullptr);
+  if (dt != attn::DType::kMxfp4) {
+    gpu_decode_mla_with(s, q, kv, lens, out, dt, nullptr);
+    return;
+  }
+  // mxfp4 caches are read by the packed kernel (v8): sequence b is q row b and kv rows b * S ..
+  // b * S + len - 1; a sequence of length 0 owns no row, so its output is zeros.
+  if (s.batch < 1 || s.seq < 1 || s.heads < 1)
+    throw attn::InputError("gpu MLA decode: batch, seq and heads must be >= 1");
+  const std::vector<std::int32_t> lens32 = checked_lens(s, lens);
+  std::vector<attn::MlaSequence> seqs;
+  for (std::int64_t b = 0; b < s.batch; ++b) {
+    const std::int64_t len = lens ? lens32[std::size_t(b)] : s.seq;
+    seqs.push_back({b, len > 0 ? 1 : 0, b * s.seq, len});
+  }
+  attn::MlaRaggedShape rs;
+  rs.heads = s.heads;
+  rs.latent_dim = s.latent_dim;
+  rs.rope_dim = s.rope_dim;
+  rs.scale = s.scale;
+  gpu_decode_mla_ragged(rs, q, s.batch, kv, s.batch * s.seq, seqs, out, dt);
 }
 
 void gpu_decode_mla_with(const attn::MlaDecodeShape& s, const float* q, const float* kv,
@@ -60,16 +94,7 @@ void gpu_decode_mla_with(const attn::MlaDecodeShape& s, const float* q, const fl
   a.scale = static_cast<float>(attn::resolve_scale(s.scale, static_cast<int>(dk)));
   a.dt = dt;
 
-  std::vector<std::int32_t> lens32;
-  if (lens) {
-    lens32.resize(std::size_t(s.batch));
-    for (std::int64_t b = 0; b < s.batch; ++b) {
-      if (lens[b] < 0 || lens[b] > s.seq)
-        throw attn::InputError("gpu MLA decode: lens[" + std::to_string(b) + "] = " +
-                               std::to_string(lens[b]) + " is outside 0.." + std::to_string(s.seq));
-      lens32[std::size_t(b)] = static_cast<std::int32_t>(lens[b]);
-    }
-  }
+  const std::vector<std::int32_t> lens32 = checked_lens(s, lens);
 
   // Host conversion first: a shape error must not cost device allocations.
   const std::vector<std::uint16_t> hq =

@@ -128,10 +128,9 @@ Plan make_plan(const MlaDeviceArgs& a, const MlaKernelChoice* forced) {
 #endif
     // ATTNLAB_MLA_VERSION: one version with its default tile, for timing versions side by side
     // (the worklog suite); a version this build or device lacks fails the launch, named.
-    if (const int v = env_int("ATTNLAB_MLA_VERSION")) {
+    if (const int v = read_overrides().mla_version) {
       if (v != 1 && (v < 3 || v > 7))
-        throw attn::DeviceError("ATTNLAB_MLA_VERSION=" + std::to_string(v) +
-                                ": expected 1 or 3-7");
+        throw attn::DeviceError("ATTNLAB_MLA_VERSION=" + std::to_string(v) + ": expected 1 or 3-7");
       if (!mla_version_available(v))
         throw attn::DeviceError("MLA decode v" + std::to_string(v) +
                                 " is not built for this device (v5-v7 need sm_90a)");

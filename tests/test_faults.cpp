@@ -226,6 +226,15 @@ TEST_CASE("faults: the ragged MLA GPU call checks its sequences before it needs 
   CHECK_THROWS_AS(run({{0, 1, 4, 5}}), attn::InputError);
   CHECK_THROWS_AS(run({{0, 1, 0, 8}}, 128), attn::DeviceError);  // Dl 512 only
   if (!kern::query_device().available) CHECK_THROWS_AS(run({{0, 4, 0, 8}}), attn::DeviceError);
+  // The padded call routes mxfp4 there too, with its lens checked first.
+  attn::MlaDecodeShape p;
+  p.batch = 2;
+  p.seq = 4;
+  p.heads = 16;
+  const std::int64_t lens[2] = {4, 5};
+  CHECK_THROWS_WITH(
+      kern::gpu_decode_mla(p, q.data(), kv.data(), lens, out.data(), attn::DType::kMxfp4),
+      Catch::Contains("lens[1] = 5"));
 }
 
 TEST_CASE("faults: a corrupt results file is refused with its name and the field",

@@ -22,6 +22,7 @@ gui=${ATTNLAB_ASAN_GUI:-on}
 cxx=${ATTNLAB_ASAN_CXX:-$(command -v clang++ >/dev/null && echo clang++ || echo g++)}
 fuzz=OFF
 [[ "$cxx" == *clang* ]] && fuzz=ON
+jobs=$(nproc 2>/dev/null || echo 2)
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 if [ "$stage" != test ]; then
@@ -35,13 +36,11 @@ if [ "$stage" != test ]; then
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DATTNLAB_SANITIZE=ON -DATTNLAB_FUZZ="$fuzz" \
     -DATTNLAB_GPU=off -DATTNLAB_GUI="$gui" "${launcher[@]}" >"$bdir/sanitize-build.log" 2>&1 \
     || { cat "$bdir/sanitize-build.log"; echo "sanitize: FAILED (configure)"; exit 1; }
-  jobs=$(nproc 2>/dev/null || echo 2)
   cmake --build "$bdir" -j"$jobs" >>"$bdir/sanitize-build.log" 2>&1 \
     || { grep -E "error|Error" "$bdir/sanitize-build.log" | head -40; echo "sanitize: FAILED (build, see $bdir/sanitize-build.log)"; exit 1; }
 fi
 [ "$stage" = build ] && exit 0
 [ -f "$bdir/CTestTestfile.cmake" ] || { echo "sanitize: FAILED (no build in $bdir: run tools/sanitize.sh --build first)"; exit 1; }
-jobs=$(nproc 2>/dev/null || echo 2)
 # Leaks inside the system's GL/X/SDL/font libraries are theirs, not ours (tools/lsan.supp).
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1:strict_string_checks=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tools/lsan.supp:print_suppressions=0}

@@ -325,19 +325,7 @@ int RunCommand::run() {
     s.rope_dim = static_cast<int>(D) - Dl;
     s.scale = sc;
     const std::int64_t* lp = lv.empty() ? nullptr : lv.data();
-    if (gpu && dt == attn::DType::kMxfp4) {
-      // mxfp4 caches are read by the packed kernel: sequence b is kv rows b * S .. + len.
-      tout = attn::TensorF({B, Hq, Dl});
-      std::vector<attn::MlaSequence> seqs;
-      for (std::int64_t b = 0; b < B; ++b)
-        seqs.push_back({b, 1, b * S, lv.empty() ? S : lv[static_cast<std::size_t>(b)]});
-      attn::MlaRaggedShape rs;
-      rs.heads = s.heads;
-      rs.latent_dim = s.latent_dim;
-      rs.rope_dim = s.rope_dim;
-      rs.scale = s.scale;
-      kern::gpu_decode_mla_ragged(rs, tq.ptr(), B, tkv.ptr(), B * S, seqs, tout.ptr(), dt);
-    } else if (gpu) {
+    if (gpu) {
       tout = attn::TensorF({B, Hq, Dl});
       kern::gpu_decode_mla(s, tq.ptr(), tkv.ptr(), lp, tout.ptr(), dt);
     } else {

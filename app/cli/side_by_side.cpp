@@ -213,17 +213,7 @@ SideBySide run_side_by_side(const kern::BenchCase& c_in, const SideBySideOptions
   if (why.empty()) {
     try {
       std::vector<float> out(in.out_n);
-      if (mla && c.dtype == attn::DType::kMxfp4) {  // the packed kernel reads mxfp4
-        attn::MlaRaggedShape rs;
-        rs.heads = ms.heads;
-        rs.latent_dim = ms.latent_dim;
-        rs.rope_dim = ms.rope_dim;
-        rs.scale = ms.scale;
-        std::vector<attn::MlaSequence> seqs;
-        for (std::int64_t i = 0; i < c.batch; ++i) seqs.push_back({i, 1, i * c.seq, c.seq});
-        kern::gpu_decode_mla_ragged(rs, in.q.data(), c.batch, in.k.data(), c.batch * c.seq, seqs,
-                                    out.data(), c.dtype);
-      } else if (mla) {
+      if (mla) {
         attn::MlaDecodeShape all = ms;
         all.batch = c.batch;
         kern::gpu_decode_mla(all, in.q.data(), in.k.data(), nullptr, out.data(), c.dtype);

@@ -175,3 +175,33 @@ TEST_CASE("gpu packed MLA decode reports sequences that break the rules", "[gpu]
   CHECK_THROWS_AS(run({{0, 1, 0, 8}}, attn::DType::kFp32), attn::DeviceError);
   CHECK_NOTHROW(run({{0, 4, 0, 8}}, attn::DType::kMxfp4));
 }
+
+TEST_CASE("gpu MLA decode with an mxfp4 cache runs the packed kernel, lens of 0 giving zeros",
+          "[gpu][mla][packed]") {
+  if (!have_gpu()) return;
+  const std::uint32_t seed = 6001;
+  INFO("seed " << seed);
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> nd(0.f, 1.f);
+  attn::MlaDecodeShape s;
+  s.batch = 4;
+  s.seq = 700;
+  s.heads = 16;
+  std::vector<float> q(std::size_t(s.batch * s.heads * kDk)),
+      kv(std::size_t(s.batch * s.seq * kDk));
+  for (float& v : q) v = 2.f * nd(rng);
+  for (float& v : kv) v = nd(rng);
+  const std::vector<std::int64_t> lens = {700, 0, 351, 1};
+  const std::vector<float> qr = rounded(q, 0, attn::DType::kBf16);
+  const std::vector<float> kvr = rounded(kv, std::size_t(s.batch * s.seq), attn::DType::kMxfp4);
+  std::vector<double> ref(std::size_t(s.batch * s.heads * kDl));
+  attn::decode_mla_absorbed<double>(s, qr.data(), kvr.data(), lens.data(), ref.data(), 0);
+  std::vector<float> out(ref.size(), std::numeric_limits<float>::quiet_NaN());
+  kern::gpu_decode_mla(s, q.data(), kv.data(), lens.data(), out.data(), attn::DType::kMxfp4);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (!(std::fabs(double(out[i]) - ref[i]) <= 8e-3 + 2e-2 * std::fabs(ref[i]))) ++bad;
+  CHECK(bad == 0);
+  for (std::size_t i = std::size_t(s.heads * kDl); i < std::size_t(2 * s.heads * kDl); ++i)
+    REQUIRE(out[i] == 0.f);  // lens[1] = 0
+}
