@@ -31,7 +31,7 @@ struct BenchCase {
   attn::DType dtype = attn::DType::kBf16;  // GPU storage dtype; CPU always runs fp32
   std::string label;                       // suite row name, e.g. "peers: GQA B16 S4096"
   // The worklog suite: the kernel version the GPU run forces (0 = the plan's choice), through
-  // ATTNLAB_GROUPED_VERSION (grouped: the highest version the plan may take; 4 and 5 forced)
+  // ATTNLAB_GROUPED_VERSION (grouped: the highest version the plan may take; 4-6 forced)
   // or ATTNLAB_MLA_VERSION (MLA: that version) for this case only. The CPU ignores it.
   int kernel_version = 0;
   double peer_us = 0;     // a peer's published/measured time for this row, 0 if none

@@ -492,6 +492,8 @@ void launch_kernels(const GroupedPlan& plan, const Params& p, hipStream_t stream
 #else
     throw attn::DeviceError("grouped decode v5 (wgmma) is not built for this target");
 #endif
+  } else if (plan.version == 6) {
+    launch_grouped_tile(p, std::is_same<Kv, Fp16Kv>::value, plan.splits, stream);
   } else if (plan.version == 4) {
     launch_grouped_pipe(p, std::is_same<Kv, Fp16Kv>::value, plan.splits, plan.stages, plan.mtiles,
                         plan.tile_warps, plan.keys, stream);

@@ -71,15 +71,20 @@ struct Smem {
   static constexpr int kPLd = kBlockN + 8;  // probabilities row stride (16-bit)
   static constexpr int kStages0 = 0;
   static constexpr int kConv0 = kStages * kStageBytes;
-  static constexpr int kS0 = kConv0 + kConvBytes;
-  static constexpr int kP0 = kS0 + kHG * kWarpsPerGroup * 16 * kSLd * 4;
+  static constexpr int kSBytes = kHG * kWarpsPerGroup * 16 * kSLd * 4;
+  // One fp8 stage: the partial scores reuse the raw stage, which the conversion has consumed
+  // by then (this keeps 32-token blocks under a 64 KB LDS).
+  static constexpr bool kSInStage = kStages == 1 && kFp8;
+  static constexpr int kS0 = kSInStage ? kStages0 : kConv0 + kConvBytes;
+  static constexpr int kP0 = kSInStage ? kConv0 + kConvBytes : kS0 + kSBytes;
   static constexpr int kAlpha0 = kP0 + kHG * 16 * kPLd * 2;
   static constexpr int kState0 = kAlpha0 + kHG * 16 * 4;
   static constexpr int kBytes = kState0 + kHG * 16 * 4;
   // Q is staged once, before the loop, where the last stage (or the fp8 conversion tile) lives.
   static constexpr int kQ0 = kFp8 ? kConv0 : (kStages - 1) * kStageBytes;
   static_assert((kFp8 ? kConvBytes : kStageBytes) >= kQBytes, "Q staging does not fit");
-  static_assert(kStages >= 2, "the pipeline needs two stages");
+  static_assert(!kSInStage || kStageBytes >= kSBytes, "the scores must fit in the raw stage");
+  static_assert(kStages >= 1, "at least one stage");
 };
 
 // One CTA: batch b, KV split `split`, heads [16 * HG * tile, +16 * HG).
@@ -129,7 +134,8 @@ __global__ void __launch_bounds__(kHG* kWarpsPerGroup* mo::kWarp) mla_decode_ker
   attn::SoftmaxState<float> run;
 
   if (n_blocks > 0) {
-    issue_block(0);
+    // One stage: block 0 would land where Q is staged; the loop loads it.
+    if constexpr (kStages > 1) issue_block(0);
     // Q rows of this tile (zero rows past H) into the Q staging area.
     const std::uint16_t* q_b = static_cast<const std::uint16_t*>(p.q) + b * p.heads * kDk;
     std::uint16_t* qs = reinterpret_cast<std::uint16_t*>(smem + L::kQ0);
@@ -198,10 +204,18 @@ __global__ void __launch_bounds__(kHG* kWarpsPerGroup* mo::kWarp) mla_decode_ker
   float* s_alpha = reinterpret_cast<float*>(smem + L::kAlpha0);
 
   for (int j = 0; j < n_blocks; ++j) {
-    mo::copy_wait<kStages - 2>();
-    __syncthreads();  // block j is in shared memory; everyone is done with block j - 1
-    if (j + kStages - 1 < n_blocks) issue_block(j + kStages - 1);
-    mo::copy_commit();
+    if constexpr (kStages == 1) {  // no overlap inside the CTA (LDS-limited devices)
+      __syncthreads();             // everyone is done with block j - 1
+      issue_block(j);
+      mo::copy_commit();
+      mo::copy_wait<0>();
+      __syncthreads();  // block j is in shared memory
+    } else {
+      mo::copy_wait<kStages - 2>();
+      __syncthreads();  // block j is in shared memory; everyone is done with block j - 1
+      if (j + kStages - 1 < n_blocks) issue_block(j + kStages - 1);
+      mo::copy_commit();
+    }
 
     const std::uint16_t* kvt;
     if constexpr (kFp8) {
@@ -369,7 +383,8 @@ KernelFn prepared_kernel(int* smem_bytes, int* threads, int* per_sm) {
   constexpr int kBytes = Smem<kHG, kBlockN, kStages, kFp8>::kBytes;
   constexpr int kThreads = kHG * kWarpsPerGroup * mo::kWarp;
   KernelFn fn = mla_decode_kernel<T, kHG, kBlockN, kStages, kFp8>;
-  static const int occupancy = [&] {  // once per instantiation
+  static const int occupancy = [&] {  // once per instantiation; 0 where the tile does not fit
+    if (static_cast<std::size_t>(kBytes) > device_shared_per_block()) return 0;
     HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(fn),
                                   hipFuncAttributeMaxDynamicSharedMemorySize, kBytes));
     int n = 0;
@@ -384,12 +399,16 @@ KernelFn prepared_kernel(int* smem_bytes, int* threads, int* per_sm) {
 
 template <class T, bool kFp8>
 KernelFn select_kernel(const MlaKernelChoice& c, int* smem, int* threads, int* per_sm) {
+  if (c.head_groups == 1 && c.block_n == 32 && c.stages == 1)
+    return prepared_kernel<T, 1, 32, 1, kFp8>(smem, threads, per_sm);
   if (c.head_groups == 1 && c.block_n == 32 && c.stages == 2)
     return prepared_kernel<T, 1, 32, 2, kFp8>(smem, threads, per_sm);
   if (c.head_groups == 1 && c.block_n == 32 && c.stages == 3)
     return prepared_kernel<T, 1, 32, 3, kFp8>(smem, threads, per_sm);
   if (c.head_groups == 1 && c.block_n == 64 && c.stages == 2)
     return prepared_kernel<T, 1, 64, 2, kFp8>(smem, threads, per_sm);
+  if (c.head_groups == 2 && c.block_n == 32 && c.stages == 1)
+    return prepared_kernel<T, 2, 32, 1, kFp8>(smem, threads, per_sm);
   if (c.head_groups == 2 && c.block_n == 32 && c.stages == 2)
     return prepared_kernel<T, 2, 32, 2, kFp8>(smem, threads, per_sm);
   if (c.head_groups == 2 && c.block_n == 64 && c.stages == 2)

@@ -482,7 +482,8 @@ MlaKernelFn prepared(int* smem_bytes, int* threads, int* per_sm) {
   constexpr int kBytes = SliceSmem<kN, kStages, kFp8, kRows>::kBytes;
   constexpr int kThreads = kWarps * mo::kWarp;
   MlaKernelFn fn = mla_slice_decode_kernel<T, kN, kStages, kFp8, kRows>;
-  static const int occupancy = [&] {  // once per instantiation
+  static const int occupancy = [&] {  // once per instantiation; 0 where the tile does not fit
+    if (static_cast<std::size_t>(kBytes) > device_shared_per_block()) return 0;
     HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(fn),
                                   hipFuncAttributeMaxDynamicSharedMemorySize, kBytes));
     int n = 0;

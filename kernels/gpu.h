@@ -31,6 +31,7 @@ struct DeviceInfo {
   std::uint64_t total_memory = 0;
   std::uint64_t free_memory = 0;
   std::uint64_t l2_bytes = 0;
+  std::uint64_t shared_per_block = 0;  // the most shared memory (LDS) one block may use
 };
 
 bool gpu_compiled();        // built with CUDA or HIP

@@ -98,6 +98,9 @@ class DeviceBuffer {
 void require_device();
 // Multiprocessor count of the current device (cached). Throws DeviceError.
 int device_multiprocessors();
+// The most dynamic shared memory (LDS) one block may use on the current device (NVIDIA: the
+// opt-in limit, 227 KB on an H100; AMD: 64 KB on gfx942, 160 KB on gfx950). Throws DeviceError.
+std::size_t device_shared_per_block();
 // Whether the current device is an NVIDIA compute capability 9.0 one (H100 / H200), where the
 // sm_90a kernels (*_sm90a.hip, wgmma) run; false without a usable device. Cached.
 bool device_is_sm90();

@@ -77,6 +77,11 @@ DeviceInfo query_uncached() {
   d.warp_size = p.warpSize;
   d.total_memory = static_cast<std::uint64_t>(p.totalGlobalMem);
   d.l2_bytes = static_cast<std::uint64_t>(p.l2CacheSize);
+#if defined(ATTNLAB_HIP_ON_CUDA)
+  d.shared_per_block = static_cast<std::uint64_t>(p.sharedMemPerBlockOptin);  // opted in
+#else
+  d.shared_per_block = static_cast<std::uint64_t>(p.sharedMemPerBlock);  // gfx942 64 KB
+#endif
   int rt = 0, drv = 0;
   (void)hipRuntimeGetVersion(&rt);
   (void)hipDriverGetVersion(&drv);
@@ -144,6 +149,11 @@ void require_device() {
 int device_multiprocessors() {
   require_device();
   return cached_info().multiprocessors;
+}
+
+std::size_t device_shared_per_block() {
+  require_device();
+  return static_cast<std::size_t>(cached_info().shared_per_block);
 }
 
 bool device_is_sm90() {

@@ -1,7 +1,7 @@
 // Device-side pieces shared by the grouped decode kernels (decode_grouped.hip: v1, v2, combine;
-// decode_grouped_mma.hip: v3; decode_grouped_pipe.hip: v4; decode_grouped_wgmma_sm90a.hip: v5): the
-// launch parameters, storage conversions, the key range of a split and the result write. Include
-// only from .hip files, after kernels/hip_compat.h.
+// decode_grouped_mma.hip: v3; decode_grouped_pipe.hip: v4; decode_grouped_wgmma_sm90a.hip: v5;
+// decode_grouped_tile.hip: v6): the launch parameters, storage conversions, the key range of a
+// split and the result write. Include only from .hip files, after kernels/hip_compat.h.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -318,6 +318,14 @@ int grouped_wgmma_blocks_per_sm(bool fp16, int stages, int warpgroups);
 int grouped_wgmma_max_clusters(bool fp16, int stages, int size);
 void launch_grouped_wgmma(const Params& p, bool fp16, int splits, int stages, int warpgroups,
                           hipStream_t stream);
+
+// v6 (matrix units through matrix_ops.h: MFMA on AMD, mma.sync on NVIDIA),
+// decode_grouped_tile.hip: 16 heads a slice, 4 warps of 16 keys a step (kMmaBlockKeys), bf16 /
+// fp16, D = Dv in {64, 128}. The plan takes it on AMD; on NVIDIA only when asked for.
+bool tile_supported(int d, int dv, bool fp16_or_bf16);
+int tile_smem_bytes(int d);                // dynamic shared memory a CTA
+int tile_blocks_per_sm(bool fp16, int d);  // resident CTAs a multiprocessor (occupancy query)
+void launch_grouped_tile(const Params& p, bool fp16, int splits, hipStream_t stream);
 
 }  // namespace gdev
 }  // namespace kern

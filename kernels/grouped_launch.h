@@ -44,27 +44,29 @@ struct GroupedDeviceArgs {
 
 // How a launch is laid out (for the bench's notes and the tests).
 struct GroupedPlan {
-  int version = 1;          // 5: wgmma, 64 heads a CTA (NVIDIA sm_90a, bf16/fp16, D = Dv = 128);
-                            // 4: mma + cp.async pipeline, 3: mma with register prefetch (both
-                            // NVIDIA, bf16/fp16, D = Dv in {64, 128}); 2: tiled (D = Dv in
-                            // {64, 128, 256}); 1: generic. ATTNLAB_GROUPED_VERSION (environment,
-                            // 1-5) caps it, for comparisons (and forces 4 or 5 where built).
-  int stages = 0;           // v4: shared-memory stages of `keys` keys per pipeline (2-4;
-                            // v5: blocks of 64 keys, 3, 4 or 6;
-                            // ATTNLAB_GROUPED_STAGES)
-  int warpgroups = 1;       // v5: warpgroups a CTA, 1 or 2 (two pipelines over alternate blocks,
-                            // 3 stages each, one CTA an SM; ATTNLAB_GROUPED_WGS)
-  int keys = 16;            // v4: keys a warp step (16, or 32 for D 128 with mtiles 1;
-                            // ATTNLAB_GROUPED_KEYS)
-  int mtiles = 1;           // v4: 16-head m-tiles per warp
-  int tile_warps = 1;       // v4: warps sharing one pipeline, 16 heads each (2 only with mtiles 1;
-                            // slice_heads = 16 x mtiles x tile_warps; ATTNLAB_GROUPED_LAYOUT)
-  bool fast = false;        // version >= 2
-  int slices = 1;           // head slices per kv head (G > 32 is cut into slices of <= 32)
-  int slice_heads = 1;      // GS, heads per slice the kernel is compiled for
-  int splits = 1;           // KV splits per (b, kv head, slice)
-  std::int64_t chunk = 0;   // keys per split
-  std::int64_t blocks = 0;  // blocks of the main kernel
+  int version = 1;         // 5: wgmma, 64 heads a CTA (NVIDIA sm_90a, bf16/fp16, D = Dv = 128);
+                           // 4: mma + cp.async pipeline, 3: mma with register prefetch (both
+                           // NVIDIA, bf16/fp16, D = Dv in {64, 128}); 2: tiled (D = Dv in
+                           // {64, 128, 256}); 1: generic; 6: matrix units through matrix_ops.h
+                           // (AMD's MFMA, the plan's choice there; NVIDIA when asked for;
+                           // bf16/fp16, D = Dv in {64, 128}). ATTNLAB_GROUPED_VERSION (environment,
+                           // 1-6) caps it, for comparisons (and forces 4-6 where built).
+  int stages = 0;          // v4: shared-memory stages of `keys` keys per pipeline (2-4;
+                           // v5: blocks of 64 keys, 3, 4 or 6;
+                           // ATTNLAB_GROUPED_STAGES)
+  int warpgroups = 1;      // v5: warpgroups a CTA, 1 or 2 (two pipelines over alternate blocks,
+                           // 3 stages each, one CTA an SM; ATTNLAB_GROUPED_WGS)
+  int keys = 16;           // v4: keys a warp step (16, or 32 for D 128 with mtiles 1;
+                           // ATTNLAB_GROUPED_KEYS)
+  int mtiles = 1;          // v4: 16-head m-tiles per warp
+  int tile_warps = 1;      // v4: warps sharing one pipeline, 16 heads each (2 only with mtiles 1;
+                           // slice_heads = 16 x mtiles x tile_warps; ATTNLAB_GROUPED_LAYOUT)
+  bool fast = false;       // version >= 2
+  int slices = 1;          // head slices per kv head (G > 32 is cut into slices of <= 32)
+  int slice_heads = 1;     // GS, heads per slice the kernel is compiled for
+  int splits = 1;          // KV splits per (b, kv head, slice)
+  std::int64_t chunk = 0;  // keys per split
+  std::int64_t blocks = 0;     // blocks of the main kernel
   bool fused_combine = false;  // splits > 1 merged by the main kernel's last block per group
   int cluster = 0;             // v5: > 1 = the splits of a group run as one thread-block cluster of
                                // this many CTAs and merge through distributed shared memory (no

@@ -1,8 +1,8 @@
 // Host side of the grouped decode: argument checks, the plan (kernel version, head slices, KV
 // splits, the combine) and the workspace layout. The kernels and their launch are in
 // decode_grouped.hip (v1, v2, the combine and the launch), decode_grouped_mma.hip (v3),
-// decode_grouped_pipe.hip (v4) and decode_grouped_wgmma_sm90a.hip (v5); kernels/README.md has
-// the table of versions.
+// decode_grouped_pipe.hip (v4), decode_grouped_wgmma_sm90a.hip (v5) and decode_grouped_tile.hip
+// (v6); kernels/README.md has the table of versions.
 #include "kernels/hip_compat.h"
 #include <algorithm>
 #include <cstdlib>
@@ -18,6 +18,12 @@ namespace kern {
 namespace {
 
 using namespace gdev;
+
+#if defined(ATTNLAB_HIP_ON_CUDA)
+constexpr bool kNvidia = true;
+#else
+constexpr bool kNvidia = false;
+#endif
 
 bool tiled_dims(int d, int dv) { return d == dv && (d == 64 || d == 128 || d == 256); }
 
@@ -86,15 +92,18 @@ Shape shape_of(const GroupedDeviceArgs& a) {
   return s;
 }
 
-// The version: the newest that is built, fits the shape and measured fastest for it.
+// The version: the newest that is built, fits the shape and measured fastest for it. On AMD
+// (no v3-v5) that is v6, the matrix-unit kernel written against matrix_ops.h, wherever it
+// applies; on NVIDIA v6 runs only when asked for (ATTNLAB_GROUPED_VERSION=6), as the checked
+// twin of the AMD build.
 // v5 (wgmma) everywhere on an sm_90 device with 16-bit D 128, except G = 1 with too few
 // (b, kv head) groups to fill the SMs (v3's split walk streams faster) and G <= 16 under 32 MiB
 // (v4's 16-key steps ramp up sooner). v4 over v3 except on long streaming reads (G = 1, or
 // G <= 16 with >= 512 MiB), where v3's register prefetch reads faster. A version cap in
-// ATTNLAB_GROUPED_VERSION forces 4 or 5 wherever it is built.
+// ATTNLAB_GROUPED_VERSION forces 4, 5 or 6 wherever it is built and fits the shape.
 int choose_version(const GroupedDeviceArgs& a, const Shape& s, const Overrides& o) {
   const bool forced = o.grouped_version != 0;
-  const int cap = forced ? std::clamp(o.grouped_version, 1, 5) : 5;
+  const int cap = forced ? std::clamp(o.grouped_version, 1, 6) : 6;
   const bool streaming = s.g == 1 || (s.g <= kMmaSliceHeads && s.kv_bytes16 >= 512.0 * 1024 * 1024);
   const bool v3_ok = mma_supported(a.head_dim, a.value_dim, s.half);
   bool v5_ok = false;
@@ -103,6 +112,7 @@ int choose_version(const GroupedDeviceArgs& a, const Shape& s, const Overrides& 
 #endif
   const bool v5_pick = !(s.g == 1 && a.batch * a.kv_heads < device_multiprocessors()) &&
                        !(s.g <= kMmaSliceHeads && s.kv_bytes16 < 32.0 * 1024 * 1024);
+  if (cap >= 6 && tile_supported(a.head_dim, a.value_dim, s.half) && (forced || !kNvidia)) return 6;
   if (cap >= 5 && v5_ok && (forced || v5_pick)) return 5;
   if (cap >= 4 && pipe_supported(a.head_dim, a.value_dim, s.half) &&
       (forced || !streaming || !v3_ok))
@@ -203,6 +213,7 @@ std::int64_t choose_splits(const GroupedPlan& plan, const Shape& s, std::int64_t
   std::int64_t per_sm = plan.version == 4
                             ? (plan.tile_warps == 2 ? std::min<std::int64_t>(2, pipe_sm) : pipe_sm)
                         : plan.version == 3 ? 2
+                        : plan.version == 6 ? tile_blocks_per_sm(s.fp16, a.head_dim)
                                             : 4;
 #if defined(ATTNLAB_HAVE_SM90A)
   if (plan.version == 5) per_sm = grouped_wgmma_blocks_per_sm(s.fp16, plan.stages, plan.warpgroups);
@@ -227,9 +238,10 @@ void choose_combine(GroupedPlan& plan, const GroupedDeviceArgs& a, const Shape& 
   const int slice_rows = std::min(s.g, plan.slice_heads);
   const bool fuse = combine == 2 || (combine <= 0 && slice_rows <= 8);
   const std::int64_t weights = std::int64_t(plan.slice_heads) * plan.splits * 4;
-  const bool fits = plan.version == 3 ? plan.splits <= 4 * a.head_dim
-                    : v5              ? weights <= 3 * 32768  // the stages, >= 3 x 32 KB
-                                      : weights <= 256 * std::int64_t(a.head_dim + 8);
+  const bool fits = plan.version == 3   ? plan.splits <= 4 * a.head_dim
+                    : plan.version == 6 ? weights <= tile_smem_bytes(a.head_dim)
+                    : v5                ? weights <= 3 * 32768  // the stages, >= 3 x 32 KB
+                                        : weights <= 256 * std::int64_t(a.head_dim + 8);
   const bool wg_merge = combine == 2 || (combine <= 0 && wg_splits > 0);
   plan.fused_combine =
       plan.splits > 1 && matrix && (plan.warpgroups == 1 ? fuse && fits : wg_merge);

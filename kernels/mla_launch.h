@@ -26,14 +26,16 @@ struct MlaDeviceArgs {
 
 // Kernel variant and split count (internal tuning; the launcher picks one from the shape and
 // the device when none is given). version 1 (decode_mla.hip): head_groups 1 with (block_n,
-// stages) (32, 2), (32, 3), (64, 2); head_groups 2 with (32, 2), (64, 2). versions 3 and 4
+// stages) (32, 1), (32, 2), (32, 3), (64, 2); head_groups 2 with (32, 1), (32, 2), (64, 2).
+// versions 3 and 4
 // (decode_mla_slice.hip, a pipeline per warp): head_groups 1; v3 16-bit (16, 2), (16, 3),
 // (32, 2), fp8 (32, 2), (32, 3), (64, 2); v4 (32, 2), (64, 2); fp8 always through fp16 MMA.
 // splits 0 = chosen from the shape.
 struct MlaKernelChoice {
   int head_groups = 1;  // groups of 16 heads per CTA (sharing each KV tile)
   int block_n = 32;     // KV positions per shared-memory tile
-  int stages = 2;       // tiles in flight (cp.async pipeline depth)
+  int stages = 2;       // tiles in flight (cp.async pipeline depth); v1 takes 1 (no overlap
+                        // inside a CTA) where a device's shared memory a block is too small
   int splits = 0;       // KV splits per sequence (flash-decoding), 0 = auto
   int combine = 2;      // split merge: 2 = v2 parallel weights, 1 = v1 serial walk; the
                     // launcher's own choice takes 2 from 8 splits up (measured, kernels/DESIGN.md)

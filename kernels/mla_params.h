@@ -55,8 +55,9 @@ __device__ __forceinline__ void mla_write_empty_split(const MlaParams& p, std::i
 }
 
 // v1 (decode_mla.hip): the kernel for this dtype and choice (head_groups 1 or 2, block_n 32 or
-// 64, stages 2 or 3, fp8_fp16), with its shared memory, threads and resident blocks per SM;
-// throws attn::DeviceError when the choice or dtype has no kernel.
+// 64, stages 1-3, fp8_fp16), with its shared memory, threads and resident blocks per SM (0 where
+// its shared memory exceeds the device's limit a block); throws attn::DeviceError when the
+// choice or dtype has no kernel.
 MlaKernelFn mla_tile_kernel_for(attn::DType dt, const MlaKernelChoice& c, int* smem_bytes,
                                 int* threads, int* per_sm);
 

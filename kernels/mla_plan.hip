@@ -143,6 +143,16 @@ Plan make_plan(const MlaDeviceArgs& a, const MlaKernelChoice* forced) {
   }
   int smem = 0, threads = 0, per_sm = 0;
   (void)select_for(a, pl.k, &smem, &threads, &per_sm);
+  // A device whose blocks get less shared memory than the chosen tile (gfx942's 64 KB LDS;
+  // v1 with two 64-token stages and 32 heads needs 189 KB): v1 with one stage of 32 tokens
+  // (47-58 KB), whose copies then do not overlap the math inside a CTA.
+  if (!forced && per_sm < 1 && (pl.k.version == 1 || pl.k.version == 4)) {
+    pl.k.version = 1;
+    pl.k.head_groups = a.heads <= 16 ? 1 : 2;
+    pl.k.block_n = 32;
+    pl.k.stages = 1;
+    (void)select_for(a, pl.k, &smem, &threads, &per_sm);
+  }
   pl.head_tiles = (a.heads + 16 * pl.k.head_groups - 1) / (16 * pl.k.head_groups);
   const std::int64_t blocks = (a.seq + pl.k.block_n - 1) / pl.k.block_n;
   int splits = pl.k.splits;

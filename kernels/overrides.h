@@ -13,11 +13,11 @@ namespace kern {
 
 struct Overrides {
   // Grouped decode (MHA / MQA / GQA / SWA).
-  int grouped_version = 0;     // ATTNLAB_GROUPED_VERSION 1..5: highest version the plan may take;
-                               // 4 or 5 forces that version wherever it is built. 0 = the plan's.
-  int grouped_splits = 0;      // ATTNLAB_GROUPED_SPLITS N >= 1: the KV split count. 0 = the plan's.
-  int grouped_stages = 0;      // ATTNLAB_GROUPED_STAGES: pipeline stages, rounded to what the
-                               // version has (v4: 2..4, v5: 3, 4 or 6). 0 = the plan's.
+  int grouped_version = 0;  // ATTNLAB_GROUPED_VERSION 1..6: highest version the plan may take;
+                            // 4, 5 or 6 forces that version wherever it is built. 0 = the plan's.
+  int grouped_splits = 0;   // ATTNLAB_GROUPED_SPLITS N >= 1: the KV split count. 0 = the plan's.
+  int grouped_stages = 0;   // ATTNLAB_GROUPED_STAGES: pipeline stages, rounded to what the
+                            // version has (v4: 2..4, v5: 3, 4 or 6). 0 = the plan's.
   std::string grouped_layout;  // ATTNLAB_GROUPED_LAYOUT mt2 | wt2 | 1: v4's layout for G > 16
                                // (two m-tiles a warp, two warps a pipeline, or neither). "" = wt2.
   int grouped_keys = 0;     // ATTNLAB_GROUPED_KEYS 16 | 32: v4's keys a warp step. 0 = the plan's.

@@ -128,7 +128,8 @@ std::vector<BenchCase> worklog() {
       {2, "K and V tiles in shared memory read by all heads of a slice, 16-byte loads"},
       {3, "both products on mma.sync tensor cores, K and V straight from global memory"},
       {4, "v3's loop fed by a cp.async pipeline per warp"},
-      {5, "up to 64 heads a CTA on Hopper's wgmma, a 3-stage 64-key pipeline"}};
+      {5, "up to 64 heads a CTA on Hopper's wgmma, a 3-stage 64-key pipeline"},
+      {6, "AMD's matrix-unit kernel (matrix_ops.h), here on mma.sync through shared memory"}};
   const std::vector<Version> mla_versions = {
       {1, "16 or 32 heads a CTA on mma.sync, a CTA-wide cp.async pipeline"},
       {3, "a cp.async pipeline per warp over its own columns, one barrier a block"},

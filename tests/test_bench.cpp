@@ -420,13 +420,13 @@ TEST_CASE(
     "shapes",
     "[bench]") {
   const auto cases = kern::suite_cases("worklog");
-  REQUIRE(cases.size() == 5 * 3 + 5 + 4 + 4);
+  REQUIRE(cases.size() == 6 * 3 + 5 + 4 + 4);
   int grouped = 0, mla = 0;
   for (const kern::BenchCase& c : cases) {
     CAPTURE(c.label);
     CHECK_NOTHROW(c.validate());
     CHECK(c.kernel_version >= 1);
-    CHECK(c.kernel_version <= (c.variant == attn::Variant::kMla ? 7 : 5));
+    CHECK(c.kernel_version <= (c.variant == attn::Variant::kMla ? 7 : 6));
     const bool is_mla = c.variant == attn::Variant::kMla;
     if (is_mla) CHECK(c.kernel_version != 2);  // MLA v2 is v1 with its options as defaults
     // "worklog: <shape> | v<N> | <what vN changed>"
@@ -434,7 +434,7 @@ TEST_CASE(
     CHECK_THAT(c.label, Catch::Contains(" | v" + std::to_string(c.kernel_version) + " | "));
     (is_mla ? mla : grouped)++;
   }
-  CHECK(grouped == 15);
+  CHECK(grouped == 18);
   CHECK(mla == 13);
   // fp8 MLA gets v7, the 16-bit MLA rows never do.
   for (const kern::BenchCase& c : cases)

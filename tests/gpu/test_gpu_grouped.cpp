@@ -6,14 +6,13 @@
 // Tolerance: |gpu - ref| <= 8e-3 + 2e-2 |ref| (GPU MODE's bf16 bound) for bf16, fp16 and fp8
 // alike. The reference is fed exactly the values the device stores (bf16/fp16 rounding; fp8:
 // e4m3 of x / scale, times scale), so the only differences left are float32 accumulation and
-// exp2f over at most 70000 keys (~1e-5), and in v3 (mma) the probabilities rounded to bf16 or
-// fp16 before P V (relative 2^-9 per weight, well inside 2e-2). A separate check
-// bounds fp8 against the unrounded inputs: e4m3 keeps 3 mantissa bits (relative step 2^-3,
-// rounding error <= 2^-4 relative), so scores move by about D * |q| * |k| * 2^-4 * scale / sqrt(D)
-// ~ 0.25 in the worst case and outputs, convex combinations of values with error <= 2^-4 * max|v|,
-// stay within 0.15 of the float64 truth on these unit-scale inputs.
-// Device outputs are poisoned with NaN before every launch (gpu_decode_grouped), and NaN never
-// passes the comparison.
+// exp2f over at most 70000 keys (~1e-5), and in v3-v6 (matrix units) the probabilities rounded to
+// bf16 or fp16 before P V (relative 2^-9 per weight, well inside 2e-2). A separate check bounds fp8
+// against the unrounded inputs: e4m3 keeps 3 mantissa bits (relative step 2^-3, rounding error <=
+// 2^-4 relative), so scores move by about D * |q| * |k| * 2^-4 * scale / sqrt(D) ~ 0.25 in the
+// worst case and outputs, convex combinations of values with error <= 2^-4 * max|v|, stay within
+// 0.15 of the float64 truth on these unit-scale inputs. Device outputs are poisoned with NaN before
+// every launch (gpu_decode_grouped), and NaN never passes the comparison.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -130,10 +129,10 @@ TEST_CASE("gpu grouped decode matches the float64 reference on awkward shapes", 
       {2, 54, 4, 2, 128, 64, 16, true},         // generic kernel: D != Dv
   };
   const std::uint64_t seed = 0x5eed0003;
-  // Every kernel version on every case: 4 (mma + cp.async pipeline) and 3 (mma), where built;
-  // 2 (tiled), 1 (generic). The version is capped through the environment variable the plan
-  // reads.
-  for (const char* version : {"4", "3", "2", "1"}) {
+  // Every kernel version on every case: 6 (the matrix_ops.h kernel AMD runs), 4 (mma + cp.async
+  // pipeline) and 3 (mma), where built; 2 (tiled), 1 (generic). The version is capped through
+  // the environment variable the plan reads.
+  for (const char* version : {"6", "4", "3", "2", "1"}) {
     setenv("ATTNLAB_GROUPED_VERSION", version, 1);
     for (attn::DType dt : {attn::DType::kBf16, attn::DType::kFp16, attn::DType::kFp8}) {
       for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -220,6 +219,47 @@ TEST_CASE(
   unsetenv("ATTNLAB_GROUPED_KEYS");
   unsetenv("ATTNLAB_GROUPED_LAYOUT");
   unsetenv("ATTNLAB_GROUPED_STAGES");
+  unsetenv("ATTNLAB_GROUPED_VERSION");
+}
+
+TEST_CASE(
+    "gpu v6 (the AMD matrix-unit kernel, here on mma.sync): splits, combines and head counts "
+    "match",
+    "[gpu]") {
+  // {B, S, Hq, Hkv, D, Dv, W, ragged}: G 1, 3, 16, 24 (two slices, 8 padding rows) and 63;
+  // keys that leave partial 16-key blocks and warps with nothing to walk (S 1, 54, 97), a
+  // window inside a long cache, D 64 and 128, ragged lens with a zero.
+  const std::vector<Case> cases = {
+      {3, 1, 8, 8, 128, 128, 0, true},      {2, 54, 24, 1, 128, 128, 0, true},
+      {2, 97, 9, 3, 64, 64, 16, true},      {1, 4096, 128, 8, 128, 128, 0, false},
+      {2, 5000, 63, 1, 64, 64, 1000, true}, {1, 70000, 32, 8, 128, 128, 0, false},
+  };
+  setenv("ATTNLAB_GROUPED_VERSION", "6", 1);
+  kern::GroupedDeviceArgs probe;
+  probe.batch = 1;
+  probe.seq = 64;
+  probe.q_heads = probe.kv_heads = 1;
+  probe.head_dim = probe.value_dim = 128;
+  probe.scale = 1.0f;
+  REQUIRE(kern::grouped_plan(probe).version == 6);
+  const std::uint64_t seed = 0x5eed0606;
+  for (const char* splits : {"0", "1", "3", "33"}) {
+    setenv("ATTNLAB_GROUPED_SPLITS", splits, 1);
+    for (const char* combine : {"1", "2"}) {
+      setenv("ATTNLAB_GROUPED_COMBINE", combine, 1);
+      for (attn::DType dt : {attn::DType::kBf16, attn::DType::kFp16}) {
+        for (std::size_t i = 0; i < cases.size(); ++i) {
+          const Case& c = cases[i];
+          INFO("splits " << splits << " combine " << combine << " seed " << seed + i << " dtype "
+                         << dt_name(dt) << " B " << c.b << " S " << c.s << " Hq " << c.hq << " Hkv "
+                         << c.hkv << " D " << c.d << " W " << c.w);
+          CHECK(run_case(c, dt, seed + i, 8e-3, 2e-2, false, 2) < 8e-3);
+        }
+      }
+    }
+  }
+  unsetenv("ATTNLAB_GROUPED_COMBINE");
+  unsetenv("ATTNLAB_GROUPED_SPLITS");
   unsetenv("ATTNLAB_GROUPED_VERSION");
 }
 

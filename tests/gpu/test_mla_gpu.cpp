@@ -206,8 +206,8 @@ TEST_CASE("gpu MLA decode matches the reference with an fp8 e4m3 cache", "[gpu][
 
 TEST_CASE("every MLA kernel variant, split count and combine matches the reference", "[gpu][mla]") {
   if (!have_gpu()) return;
-  const kern::MlaKernelChoice tiles[] = {
-      {1, 32, 2, 0}, {1, 32, 3, 0}, {1, 64, 2, 0}, {2, 32, 2, 0}, {2, 64, 2, 0}};
+  const kern::MlaKernelChoice tiles[] = {{1, 32, 1, 0}, {1, 32, 2, 0}, {1, 32, 3, 0}, {1, 64, 2, 0},
+                                         {2, 32, 1, 0}, {2, 32, 2, 0}, {2, 64, 2, 0}};
   std::uint32_t seed = 31001;
   for (const kern::MlaKernelChoice& t : tiles) {
     for (int splits : {1, 7}) {
