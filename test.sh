@@ -83,8 +83,8 @@ if [ "${ATTNLAB_TEST_FUZZ:-1}" != 0 ]; then
   fuzz_build=build-fuzz
   [ -f build-asan/CMakeCache.txt ] && grep -q '^ATTNLAB_FUZZ:BOOL=ON' build-asan/CMakeCache.txt \
     && fuzz_build=build-asan
-  echo "== fuzz smoke: tools/fuzz.sh all ${ATTNLAB_FUZZ_SECONDS:-15} (build: $fuzz_build)"
-  ATTNLAB_FUZZ_BUILD=$fuzz_build tools/fuzz.sh all "${ATTNLAB_FUZZ_SECONDS:-15}" \
+  echo "== fuzz smoke: tools/fuzz.sh all ${ATTNLAB_FUZZ_SECONDS:-10} (build: $fuzz_build)"
+  ATTNLAB_FUZZ_BUILD=$fuzz_build tools/fuzz.sh all "${ATTNLAB_FUZZ_SECONDS:-10}" \
     || { [ "$rc" -ne 0 ] || rc=1; }
 fi
 finish_hip_check
