@@ -28,8 +28,21 @@ std::string sci(double v) {
 
 std::string us(double v) { return v > 0 ? attn::format_duration_us(v) : "-"; }
 
-void heatmap(const char* id, const char* title, const std::vector<double>& v, int rows, int cols,
-             double lo, double hi, float w, float h) {
+std::string legend_label(double v) { return v == 0 ? "0" : sci(v); }
+
+constexpr int kMaxCells = 64;  // cells a side the maps show; larger outputs are block means
+
+// How many of n values one shown cell averages (vis::draw_heatmap's blocks): "2", or "1-2"
+// where n does not divide evenly.
+std::string block_span(int n) {
+  const int cells = std::min(n, kMaxCells);
+  const int lo = n / cells, hi = (n + cells - 1) / cells;
+  return lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi);
+}
+
+void heatmap(const char* id, const char* title, const char* value_name,
+             const std::vector<double>& v, int rows, int cols, double lo, double hi, float w,
+             float h) {
   ImGui::BeginGroup();
   ImGui::TextUnformatted(title);
   vis::HeatmapSpec s;
@@ -38,8 +51,10 @@ void heatmap(const char* id, const char* title, const std::vector<double>& v, in
   s.values = v.data();
   s.lo = lo;
   s.hi = hi;
-  s.value_name = "value";
-  s.max_cells = 64;
+  s.value_name = value_name;
+  s.row_name = "head";
+  s.col_name = "dim";
+  s.max_cells = kMaxCells;
   vis::draw_heatmap(id, s, ImVec2(w, h));
   ImGui::EndGroup();
 }
@@ -110,14 +125,27 @@ void draw_side_by_side_result(const SideBySide& r, float width) {
     diff[i] = i < out.size() ? std::fabs(out[i] - r.reference[i]) : 0.0;
     dmax = std::max(dmax, diff[i]);
   }
-  const float w = std::max(120.0f, (width - 40) / 3);
+  // Both outputs on one colour scale (its bar after the second), the difference on its own.
+  const float legend_w = ImGui::CalcTextSize("-0.00e+00").x + 30;
+  const float w = std::max(120.0f, (width - 60 - 2 * legend_w) / 3);
   const float h = std::min(w * 0.6f, ImGui::GetFontSize() * 14);
-  heatmap("##ref", "CPU reference, float64", r.reference, r.heads, r.dims, lo, hi, w, h);
+  const float legend_h = h + ImGui::GetTextLineHeightWithSpacing();
+  heatmap("##ref", "CPU reference, float64", "out", r.reference, r.heads, r.dims, lo, hi, w, h);
   ImGui::SameLine();
   const std::string t2 = gpu_here ? "GPU kernel, " + r.gpu.dtype : "CPU, float32 (no GPU run here)";
-  heatmap("##out", t2.c_str(), out, r.heads, r.dims, lo, hi, w, h);
+  heatmap("##out", t2.c_str(), "out", out, r.heads, r.dims, lo, hi, w, h);
   ImGui::SameLine();
-  heatmap("##diff", "|difference|", diff, r.heads, r.dims, 0, std::max(dmax, 1e-30), w, h);
+  vis::draw_heat_legend("##leg_out", lo, hi, "out", &legend_label, ImVec2(legend_w, legend_h),
+                        false);
+  ImGui::SameLine();
+  heatmap("##diff", "|difference|", "|diff|", diff, r.heads, r.dims, 0, std::max(dmax, 1e-30), w,
+          h);
+  ImGui::SameLine();
+  vis::draw_heat_legend("##leg_diff", 0, std::max(dmax, 1e-30), "|diff|", &legend_label,
+                        ImVec2(legend_w, legend_h), false);
+  if (r.heads > kMaxCells || r.dims > kMaxCells)
+    ImGui::TextDisabled("Each cell is the mean of %s heads x %s dims; hover a map for one value.",
+                        block_span(r.heads).c_str(), block_span(r.dims).c_str());
   if (side.worst_index >= 0) {
     const long long i = side.worst_index;
     const std::string verdict = side.within_tolerance ? "within" : "OUT OF";

@@ -128,16 +128,17 @@ bool draw_heatmap(const char* id, const HeatmapSpec& s, ImVec2 size, bool toolti
     dl->AddRect(ImVec2(x0, y0), ImVec2(x0 + cw, y0 + ch), IM_COL32(255, 255, 255, 255));
     ImGui::BeginTooltip();
     if (s.masked && s.masked[i])
-      ImGui::Text("query %d, key %d: masked", s.row_offset + r, c);
+      ImGui::Text("%s %d, %s %d: masked", s.row_name, s.row_offset + r, s.col_name, c);
     else
-      ImGui::Text("query %d, key %d: %s = %.4g", s.row_offset + r, c, s.value_name, s.values[i]);
+      ImGui::Text("%s %d, %s %d: %s = %.4g", s.row_name, s.row_offset + r, s.col_name, c,
+                  s.value_name, s.values[i]);
     ImGui::EndTooltip();
   }
   return hovered;
 }
 
 void draw_heat_legend(const char* id, double lo, double hi, const char* title,
-                      std::string (*format)(double), ImVec2 size) {
+                      std::string (*format)(double), ImVec2 size, bool masked) {
   ImGui::PushID(id);
   ImGui::BeginGroup();
   ImGui::TextUnformatted(title);
@@ -161,12 +162,14 @@ void draw_heat_legend(const char* id, double lo, double hi, const char* title,
     const std::string label = format ? format(vals[i]) : std::to_string(vals[i]);
     dl->AddText(ImVec2(p0.x + bar_w + 4, ys[i]), ImGui::GetColorU32(ImGuiCol_Text), label.c_str());
   }
-  const ImVec2 q = ImGui::GetCursorScreenPos();
-  const float sw = ImGui::GetFontSize();
-  ImGui::Dummy(ImVec2(sw, sw));
-  hatch(dl, q, ImVec2(q.x + sw, q.y + sw));
-  ImGui::SameLine();
-  ImGui::TextUnformatted("masked");
+  if (masked) {
+    const ImVec2 q = ImGui::GetCursorScreenPos();
+    const float sw = ImGui::GetFontSize();
+    ImGui::Dummy(ImVec2(sw, sw));
+    hatch(dl, q, ImVec2(q.x + sw, q.y + sw));
+    ImGui::SameLine();
+    ImGui::TextUnformatted("masked");
+  }
   ImGui::EndGroup();
   ImGui::PopID();
 }

@@ -30,16 +30,18 @@ struct HeatmapSpec {
   double lo = 0, hi = 1;                  // colour range
   ImU32 frame = 0;                        // border colour (the kv head's), 0 = none
   const char* value_name = "value";       // tooltip: "score", "p"
-  int row_offset = 0;                     // query i is at position row_offset + i (tooltip)
-  int max_cells = 64;                     // cells shown per side at most (blocks are averaged)
+  const char* row_name = "query";         // tooltip: what a row and a column are
+  const char* col_name = "key";
+  int row_offset = 0;  // query i is at position row_offset + i (tooltip)
+  int max_cells = 64;  // cells shown per side at most (blocks are averaged)
 };
 
 // One item of `size` pixels (cells are size / (cols, rows)); a tooltip shows the cell under the
 // mouse ("query 5, key 3: p = 0.12" or "masked"). Returns true when hovered.
 bool draw_heatmap(const char* id, const HeatmapSpec& spec, ImVec2 size, bool tooltip = true);
-// A vertical colour bar from lo (bottom) to hi (top) with three labels and a hatched swatch
-// for "masked". `format` formats the labels.
+// A vertical colour bar from lo (bottom) to hi (top) with three labels and, where `masked`, a
+// hatched swatch for "masked". `format` formats the labels.
 void draw_heat_legend(const char* id, double lo, double hi, const char* title,
-                      std::string (*format)(double), ImVec2 size);
+                      std::string (*format)(double), ImVec2 size, bool masked = true);
 
 }  // namespace vis

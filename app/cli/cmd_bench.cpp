@@ -168,7 +168,7 @@ void BenchCommand::add(CLI::App& root) {
   sub = root.add_subcommand(
       "bench",
       "Benchmark decode attention: one case from flags, or --suite NAME (peers, amd-mixed-mla,\n"
-      "amd-mla, sweep).\n"
+      "amd-mla, sweep, worklog).\n"
       "Checks against the CPU reference, warms up, rotates inputs past the caches, reports the\n"
       "median (min, max) of many runs and GB/s beside a streaming-read probe of the same run.");
   shape.add(sub, "mha, mqa, gqa, swa or mla (a filter with --suite)");
