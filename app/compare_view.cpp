@@ -110,6 +110,43 @@ void shared_controls(App& app) {
   ImGui::EndDisabled();
 }
 
+// What the pictures below are made of, each with its colour, in the order the eye meets them:
+// the tape's columns, the band over them, and the bytes bar under it.
+void picture_legend(const std::vector<vis::Concept>& shown, bool windowed) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float line = ImGui::GetTextLineHeight();
+  const float sw = ImGui::GetFontSize() * 0.8f;
+  const auto swatch = [&](ImU32 col, const char* text, float h) {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float y = p.y + (line - h) / 2;
+    dl->AddRectFilled(ImVec2(p.x, y), ImVec2(p.x + sw, y + h), col);
+    ImGui::Dummy(ImVec2(sw, line));
+    ImGui::SameLine(0, 4);
+    ImGui::TextUnformatted(text);
+    ImGui::SameLine(0, ImGui::GetFontSize());
+  };
+  ImGui::TextDisabled(
+      "Each tape is one layer's cache: a column per head's key or value (MLA: its latent and "
+      "RoPE parts), as wide as the numbers it stores, one scale for all; rows are tokens.");
+  for (vis::Concept c : shown) swatch(vis::concept_color(c), vis::concept_name(c), sw);
+  if (std::find(shown.begin(), shown.end(), vis::Concept::kKey) != shown.end()) {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    for (int h = 0; h < 4; ++h)  // a band in four kv heads' colours
+      dl->AddRectFilled(ImVec2(p.x + static_cast<float>(h) * sw / 4, p.y + line / 2 - 2),
+                        ImVec2(p.x + static_cast<float>(h + 1) * sw / 4, p.y + line / 2 + 2),
+                        vis::kv_head_color(h, 4));
+    ImGui::Dummy(ImVec2(sw, line));
+    ImGui::SameLine(0, 4);
+    ImGui::TextUnformatted("band: which query heads read that kv head");
+    ImGui::SameLine(0, ImGui::GetFontSize());
+  }
+  if (windowed)
+    swatch(vis::with_alpha(vis::concept_color(vis::Concept::kKey), 0.25f),
+           "faint rows: older than the window, neither kept nor read", sw);
+  swatch(vis::concept_color(vis::Concept::kBytes), "bar: bytes one step reads, all layers", 6);
+  ImGui::NewLine();
+}
+
 void figure_line(const char* label, const std::string& value, ImU32 col = 0) {
   ImGui::TextDisabled("%s", label);
   ImGui::SameLine(ImGui::GetFontSize() * 9);
@@ -175,6 +212,18 @@ void draw_compare_view(App& app) {
       errors.back() = e.what();
     }
   }
+  // The legend names only the colours the tapes use (MLA's latent and RoPE; the others' K, V).
+  std::vector<vis::Concept> shown;
+  bool windowed = false;
+  for (const auto& f : figs)
+    if (f) {
+      for (const vis::TapeColumn& t : learn::tape_columns(f->layer))
+        if (std::find(shown.begin(), shown.end(), t.concept) == shown.end())
+          shown.push_back(t.concept);
+      windowed = windowed || (f->layer.window > 0 && app.seq > f->layer.window);
+    }
+  std::sort(shown.begin(), shown.end());
+  picture_legend(shown, windowed);
   const size_t n = figs.size();
   const float avail_w = ImGui::GetContentRegionAvail().x;
   const float col_w = avail_w / static_cast<float>(std::max<size_t>(n, 1));
@@ -214,6 +263,8 @@ void draw_compare_view(App& app) {
     st.px_per_element = ppe;
     st.height = tape_h;
     st.rows_drawn = 12;
+    if (f.layer.window > 0 && app.seq > f.layer.window)  // only the last W of S tokens are read
+      st.window_from = 1.0f - static_cast<float>(f.layer.window) / static_cast<float>(app.seq);
     vis::draw_tape(dl, nullptr, tape_at, learn::tape_columns(f.layer), st);
     ImGui::SetCursorScreenPos(ImVec2(x + 4, tape_at.y + tape_h + 10));
     // Bytes of one step, all layers, on one scale across the columns.
