@@ -118,7 +118,7 @@ void draw_mla(const vis::Canvas& c, const attn::ModelConfig& m, const App& app, 
          "[B, S, Dl + Dr]   one row per token, shared by all heads", dims({B, cached, Dl + Dr}),
          vis::BoxStyle::kCache});
   if (!naive) {
-    vis::Box q{q2, "q_lat = q_nope W_UK", "[B, H, Dl + Dr]", dims({B, H, Dl + Dr}),
+    vis::Box q{q2, "q_lat = [q_nope W_UK, q_rope]", "[B, H, Dl + Dr]", dims({B, H, Dl + Dr}),
                vis::BoxStyle::kTensor};
     q.highlight = true;
     c.box(q);
