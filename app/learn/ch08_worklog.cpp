@@ -1,8 +1,11 @@
 // Chapter 8, the worklog: how the kernels reached the bandwidth limit, version by version, from
 // the worklog results file (assets/results/<gpu>-<date>-worklog.json) when one is recorded;
 // then where they stand against the peers timed beside them. Every bar is a recorded
-// measurement, labelled with its GPU, date and commit; nothing is drawn without one.
+// measurement, labelled with its GPU, date and commit; nothing is drawn without one. With no
+// worklog recorded, the first beat lists the versions the worklog suite times and what each
+// changed (from the suite itself), with no figures.
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <map>
 
@@ -10,6 +13,7 @@
 #include "app/learn/lesson_util.h"
 #include "app/style.h"
 #include "attention/units.h"
+#include "kernels/bench.h"
 
 namespace app::learn {
 namespace {
@@ -56,6 +60,24 @@ std::vector<WorklogRow> worklog_rows(const std::vector<RecordedResult>& rows) {
   return out;
 }
 
+// The versions the worklog suite times, once each, family by family (grouped first), from the
+// suite's own labels: what a recorded worklog will show, before one is.
+std::vector<WorklogRow> suite_versions(bool mla) {
+  std::vector<WorklogRow> out;
+  for (const kern::BenchCase& c : kern::suite_cases("worklog")) {
+    if ((c.variant == attn::Variant::kMla) != mla) continue;
+    RecordedResult r;  // worklog_rows reads the label only
+    r.result.c = c;
+    for (WorklogRow& w : worklog_rows({r}))
+      if (std::none_of(out.begin(), out.end(),
+                       [&](const WorklogRow& o) { return o.version == w.version; })) {
+        w.r = nullptr;
+        out.push_back(w);
+      }
+  }
+  return out;
+}
+
 // The shapes of the worklog in their order.
 std::vector<std::string> worklog_shapes(const std::vector<WorklogRow>& rows) {
   std::vector<std::string> v;
@@ -78,9 +100,9 @@ BeatText text(const Lesson& l) {
     t.title = "version by version";
     t.caption =
         work.empty()
-            ? "No worklog is recorded in this build yet: `attnlab bench --suite worklog` on "
-              "a GPU records one, version by version, and this chapter draws it. Until "
-              "then it shows nothing rather than made-up figures."
+            ? "No worklog is recorded in this build yet: `attnlab bench --suite worklog` on a "
+              "GPU times every version on the same cases, and this chapter then draws each "
+              "one's time. Until then: the versions, and what each changed, with no figures."
             : "Each bar is one kernel version on the same case: its measured time and its "
               "share of the read bandwidth measured in the same run, " +
                   work.front().provenance() + ".";
@@ -149,6 +171,38 @@ void draw_worklog(const Lesson& l, const Canvas& cv, const std::vector<RecordedR
                IM_COL32(170, 170, 170, 255), rows.front().provenance(), vis::Align::kRight);
 }
 
+// No worklog recorded: two columns, grouped and MLA, each version and what it changed, appearing
+// one after another. No bars: nothing is measured here.
+void draw_versions(const Lesson& l, const Canvas& cv) {
+  ImDrawList* dl = cv.dl;
+  const ImU32 ink = vis::concept_color(vis::Concept::kInk);
+  const ImU32 dim = IM_COL32(170, 170, 170, 255);
+  vis::text_at(dl, fonts().caption, ImVec2(cv.p0.x + 16, cv.p0.y + 12), dim,
+               "no worklog recorded yet: the versions it times, and what each changed");
+  const float col_w = (cv.size.x - 48) / 2;
+  ImFont* body = ImGui::GetFont();
+  const float fs = ImGui::GetFontSize();
+  for (int f = 0; f < 2; ++f) {
+    const std::vector<WorklogRow> rows = suite_versions(f == 1);
+    const float x = cv.p0.x + 16 + (col_w + 16) * static_cast<float>(f);
+    float y = cv.p0.y + 48;
+    vis::text_at(dl, fonts().caption, ImVec2(x, y),
+                 vis::concept_color(f == 1 ? vis::Concept::kLatent : vis::Concept::kKey),
+                 f == 1 ? "MLA decode" : "grouped decode (MHA, MQA, GQA, SWA)");
+    y += 34;
+    const float text_x = x + fs * 2.6f, wrap = col_w - fs * 2.6f;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const float a =
+          vis::phase(l.t, 0.08f * static_cast<float>(i), 0.08f * static_cast<float>(i) + 0.3f);
+      if (a <= 0) break;
+      vis::text_at(dl, fonts().title, ImVec2(x, y - 4), vis::with_alpha(ink, a), rows[i].version);
+      dl->AddText(body, fs, ImVec2(text_x, y), vis::with_alpha(ink, a), rows[i].changed.c_str(),
+                  nullptr, wrap);
+      y += body->CalcTextSizeA(fs, FLT_MAX, wrap, rows[i].changed.c_str()).y + fs * 0.9f;
+    }
+  }
+}
+
 void controls(LessonControls& c, const Lesson& l) {
   if (l.beat != 0) return;
   const std::vector<WorklogRow> all = worklog_rows(newest("worklog"));
@@ -170,14 +224,16 @@ void draw(const Lesson& l, const Canvas& cv) {
   const ImU32 ink = vis::concept_color(vis::Concept::kInk);
   const float beat = static_cast<float>(l.beat) + l.t;
   const std::vector<RecordedResult> rows = newest(l.beat == 0 ? "worklog" : "peers");
-  if (l.beat == 0 && !rows.empty()) {
-    draw_worklog(l, cv, rows);
+  if (l.beat == 0) {
+    if (rows.empty())
+      draw_versions(l, cv);
+    else
+      draw_worklog(l, cv, rows);
     return;
   }
   if (rows.empty()) {
     vis::text_at(dl, fonts().title, cv.at(0.5f, 0.42f), IM_COL32(150, 150, 150, 255),
-                 l.beat == 0 ? "no worklog recorded yet" : "no peers results recorded",
-                 vis::Align::kCenter);
+                 "no peers results recorded", vis::Align::kCenter);
     return;
   }
   const float grow =
