@@ -42,6 +42,7 @@
 #include "kernels/mla_packed.h"
 #include "kernels/mla_packed_params.h"
 #include "kernels/mxfp4_device.h"
+#include "kernels/overrides.h"
 
 namespace kern {
 namespace {
@@ -51,7 +52,6 @@ constexpr int kLd = kDk + 8;  // shared row stride of 16-bit tiles (elements), a
 constexpr int kWarps = 4;     // one group of 16 rows
 constexpr int kThreads = kWarps * mo::kWarp;
 constexpr int kBlockN = kMlaPackedBlockN;
-constexpr int kStages = 2;
 constexpr int kNTiles = kBlockN / 16;
 constexpr int kQkSteps = kDk / 16 / kWarps;  // 9 k-steps of 16 dims a warp
 constexpr int kPvTiles = kDl / 16 / kWarps;  // 8 output tiles of 16 dims a warp
@@ -68,7 +68,9 @@ constexpr int kRowBytes = C == Cache::k16    ? kDk * 2
                           : C == Cache::kFp8 ? kDk
                                              : kDk / 2;
 
-template <Cache C>
+// kStages 2: a CTA-wide pipeline; 1: where a device's shared memory a block is too small for
+// two (gfx942's 64 KB LDS), the block's copy no longer overlapping the math inside the CTA.
+template <Cache C, int kStages>
 struct Smem {
   static constexpr bool kConv = C != Cache::k16;  // converted to bf16 before the products
   static constexpr int kStageRow = C == Cache::k16 ? kLd * 2 : kRowBytes<C>;
@@ -78,8 +80,12 @@ struct Smem {
   static constexpr int kSLd = kBlockN + 4;  // partial scores row stride (floats)
   static constexpr int kPLd = kBlockN + 8;  // probabilities row stride (16-bit)
   static constexpr int kConv0 = kStages * kStageBytes;
-  static constexpr int kS0 = kConv0 + kConvBytes;
-  static constexpr int kP0 = kS0 + kWarps * 16 * kSLd * 4;
+  static constexpr int kSBytes = kWarps * 16 * kSLd * 4;
+  // One stage of an 8- or 4-bit cache: the partial scores reuse the raw stage once the block's
+  // products have read it (a barrier in the kernel), which keeps the tile under 64 KB.
+  static constexpr bool kSInStage = kStages == 1 && kConv;
+  static constexpr int kS0 = kSInStage ? 0 : kConv0 + kConvBytes;
+  static constexpr int kP0 = kSInStage ? kConv0 + kConvBytes : kS0 + kSBytes;
   static constexpr int kAlpha0 = kP0 + 16 * kPLd * 2;
   static constexpr int kState0 = kAlpha0 + 16 * 4;
   // mxfp4: the block's E8M0 bytes, [kBlockN][Dk / 32], for the gfx950 scaled Q K^T.
@@ -89,7 +95,9 @@ struct Smem {
   // Q is staged once, before the loop, where the conversion tile (or the last stage) lives.
   static constexpr int kQ0 = kConv ? kConv0 : (kStages - 1) * kStageBytes;
   static_assert((kConv ? kConvBytes : kStageBytes) >= kQBytes, "Q staging does not fit");
+  static_assert(!kSInStage || kStageBytes >= kSBytes, "the scores must fit in the raw stage");
   static_assert(kStageRow % 16 == 0, "16-byte copies");
+  static_assert(kStages == 1 || kStages == 2, "one or two stages");
 };
 
 // 16 bytes of mxfp4 (32 elements, one scale block) -> 32 bf16 at dst (64 bytes).
@@ -187,10 +195,10 @@ __device__ __forceinline__ void scaled_qk(mo::FragC& s, const ScaledQ& a, const 
 #endif
 
 // One CTA: sequence b, KV split `split`, rows [16 * tile, +16) of the sequence.
-template <class T, Cache C>
+template <class T, Cache C, int kStages>
 __global__ void __launch_bounds__(kThreads) mla_packed_kernel(PackedParams p) {
   if (p.pdl) pdl_allow_dependents();  // the split combine may be scheduled now
-  using L = Smem<C>;
+  using L = Smem<C, kStages>;
   constexpr int kRowChunks = kRowBytes<C> / 16;  // 16-byte chunks a cache row
 
   extern __shared__ __align__(16) unsigned char smem[];
@@ -246,7 +254,7 @@ __global__ void __launch_bounds__(kThreads) mla_packed_kernel(PackedParams p) {
                          : 0;
   attn::SoftmaxState<float> run;
 
-  issue_block(0);
+  if constexpr (kStages > 1) issue_block(0);  // one stage: block 0 would land on Q's staging
   {
     const std::uint16_t* q_rows = static_cast<const std::uint16_t*>(p.q) + g0 * kDk;
     std::uint16_t* qs = reinterpret_cast<std::uint16_t*>(smem + L::kQ0);
@@ -292,10 +300,18 @@ __global__ void __launch_bounds__(kThreads) mla_packed_kernel(PackedParams p) {
   float* s_alpha = reinterpret_cast<float*>(smem + L::kAlpha0);
 
   for (int j = 0; j < n_blocks; ++j) {
-    mo::copy_wait<kStages - 2>();
-    __syncthreads();  // block j is in shared memory; everyone is done with block j - 1
-    if (j + kStages - 1 < n_blocks) issue_block(j + kStages - 1);
-    mo::copy_commit();
+    if constexpr (kStages == 1) {
+      __syncthreads();  // everyone is done with block j - 1
+      issue_block(j);
+      mo::copy_commit();
+      mo::copy_wait<0>();
+      __syncthreads();  // block j is in shared memory
+    } else {
+      mo::copy_wait<kStages - 2>();
+      __syncthreads();  // block j is in shared memory; everyone is done with block j - 1
+      if (j + kStages - 1 < n_blocks) issue_block(j + kStages - 1);
+      mo::copy_commit();
+    }
     const std::int64_t tb = t0 + std::int64_t(j) * kBlockN;
 
     const std::uint16_t* kvt;
@@ -369,6 +385,9 @@ __global__ void __launch_bounds__(kThreads) mla_packed_kernel(PackedParams p) {
           }
         }
       }
+      // The scaled path reads the raw stage in its products: with the scores over that stage,
+      // every wave must be done reading before any writes.
+      if constexpr (L::kSInStage) __syncthreads();
       float* dst = s_part + wq * 16 * L::kSLd;
 #pragma unroll
       for (int n = 0; n < kNTiles; ++n)
@@ -464,11 +483,12 @@ __global__ void __launch_bounds__(kThreads) mla_packed_kernel(PackedParams p) {
 
 // ------------------------------------------------------------------------- the kernels
 
-template <class T, Cache C>
+template <class T, Cache C, int kStages>
 MlaPackedKernelFn prepared_kernel(int* smem_bytes, int* per_sm) {
-  constexpr int kBytes = Smem<C>::kBytes;
-  MlaPackedKernelFn fn = mla_packed_kernel<T, C>;
-  static const int occupancy = [&] {  // once per instantiation
+  constexpr int kBytes = Smem<C, kStages>::kBytes;
+  MlaPackedKernelFn fn = mla_packed_kernel<T, C, kStages>;
+  static const int occupancy = [&] {  // once per instantiation; 0 where the tile does not fit
+    if (static_cast<std::size_t>(kBytes) > device_shared_per_block()) return 0;
     HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(fn),
                                   hipFuncAttributeMaxDynamicSharedMemorySize, kBytes));
     int n = 0;
@@ -480,20 +500,32 @@ MlaPackedKernelFn prepared_kernel(int* smem_bytes, int* per_sm) {
   return fn;
 }
 
+// Two stages where they fit the device's shared memory a block, else one (or `stages` when
+// 1 or 2: ATTNLAB_MLA_PACKED_STAGES, for comparisons and the tests).
+template <class T, Cache C>
+MlaPackedKernelFn staged_kernel(int stages, int* smem_bytes, int* per_sm) {
+  if (stages != 1) {
+    MlaPackedKernelFn fn = prepared_kernel<T, C, 2>(smem_bytes, per_sm);
+    if (stages == 2 || *per_sm > 0) return fn;
+  }
+  return prepared_kernel<T, C, 1>(smem_bytes, per_sm);
+}
+
 }  // namespace
 
 MlaPackedKernelFn mla_packed_kernel_for(attn::DType dt, int* smem_bytes, int* threads,
                                         int* per_sm) {
   *threads = kThreads;
+  const int stages = read_overrides().mla_packed_stages;
   switch (dt) {
     case attn::DType::kBf16:
-      return prepared_kernel<mo::Bf16, Cache::k16>(smem_bytes, per_sm);
+      return staged_kernel<mo::Bf16, Cache::k16>(stages, smem_bytes, per_sm);
     case attn::DType::kFp16:
-      return prepared_kernel<mo::Fp16, Cache::k16>(smem_bytes, per_sm);
+      return staged_kernel<mo::Fp16, Cache::k16>(stages, smem_bytes, per_sm);
     case attn::DType::kFp8:
-      return prepared_kernel<mo::Bf16, Cache::kFp8>(smem_bytes, per_sm);
+      return staged_kernel<mo::Bf16, Cache::kFp8>(stages, smem_bytes, per_sm);
     case attn::DType::kMxfp4:
-      return prepared_kernel<mo::Bf16, Cache::kMxfp4>(smem_bytes, per_sm);
+      return staged_kernel<mo::Bf16, Cache::kMxfp4>(stages, smem_bytes, per_sm);
     default:
       throw attn::DeviceError("MLA decode (packed): dtype " + std::string(attn::dtype_name(dt)) +
                               " is not supported (expected bf16, fp16, fp8 or mxfp4)");

@@ -31,7 +31,9 @@ struct PackedParams {
 using MlaPackedKernelFn = void (*)(PackedParams);
 
 // The kernel for this cache dtype (bf16, fp16, fp8 or mxfp4), with its shared memory, threads and
-// resident blocks per SM; throws attn::DeviceError for another dtype.
+// resident blocks per SM; throws attn::DeviceError for another dtype. Two shared-memory stages
+// where they fit the device's limit a block, else one (gfx942); ATTNLAB_MLA_PACKED_STAGES
+// (1 or 2) asks for one. per_sm is 0 where the kernel does not fit.
 MlaPackedKernelFn mla_packed_kernel_for(attn::DType dt, int* smem_bytes, int* threads, int* per_sm);
 
 }  // namespace kern

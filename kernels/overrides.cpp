@@ -32,6 +32,7 @@ Overrides read_overrides() {
   o.grouped_probe = env_int("ATTNLAB_GROUPED_PROBE");
   o.grouped_ticket = env_int("ATTNLAB_GROUPED_TICKET", 1) != 0;
   o.mla_version = env_int("ATTNLAB_MLA_VERSION");
+  o.mla_packed_stages = env_int("ATTNLAB_MLA_PACKED_STAGES");
   o.mla_probe = env_int("ATTNLAB_MLA_PROBE");
   o.pdl = env_int("ATTNLAB_PDL", 1) != 0;
   return o;

@@ -33,6 +33,8 @@ struct Overrides {
                         // wherever it is built (the worklog suite times each). 0 = the plan's.
   int mla_probe = 0;    // ATTNLAB_MLA_PROBE bits (diagnostic builds, v5-v7): 1 no Q K^T,
                         // 2 no P V, 4 no KV copies, 8 (v5) copies by every thread.
+  int mla_packed_stages = 0;  // ATTNLAB_MLA_PACKED_STAGES 1 or 2: v8's shared-memory stages.
+                              // 0 = two where they fit the device's shared memory, else one.
   // Both families.
   bool pdl = true;  // ATTNLAB_PDL=0: split combines launch plainly, not as dependents.
 };

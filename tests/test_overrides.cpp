@@ -57,7 +57,8 @@ TEST_CASE("overrides: every variable reaches its field", "[overrides]") {
       l("ATTNLAB_GROUPED_LAYOUT", "mt2"), k("ATTNLAB_GROUPED_KEYS", "32"),
       w("ATTNLAB_GROUPED_WGS", "2"), c("ATTNLAB_GROUPED_COMBINE", "1"),
       p("ATTNLAB_GROUPED_PROBE", "2"), t("ATTNLAB_GROUPED_TICKET", "0"),
-      m("ATTNLAB_MLA_PROBE", "4"), d("ATTNLAB_PDL", "0");
+      m("ATTNLAB_MLA_PROBE", "4"), d("ATTNLAB_PDL", "0"), ps("ATTNLAB_MLA_PACKED_STAGES", "1"),
+      mv("ATTNLAB_MLA_VERSION", "4");
   const kern::Overrides o = kern::read_overrides();
   CHECK(o.grouped_version == 3);
   CHECK(o.grouped_stages == 6);
@@ -68,6 +69,8 @@ TEST_CASE("overrides: every variable reaches its field", "[overrides]") {
   CHECK(o.grouped_probe == 2);
   CHECK_FALSE(o.grouped_ticket);
   CHECK(o.mla_probe == 4);
+  CHECK(o.mla_packed_stages == 1);
+  CHECK(o.mla_version == 4);
   CHECK_FALSE(o.pdl);
 }
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <string>
@@ -120,6 +121,25 @@ TEST_CASE("gpu packed MLA decode matches the float64 reference for every cache d
     std::mt19937 rng(seed);
     check_batch(packed(rng, 3, {1}, 9000), 16, dt, seed++);  // long: the plan splits
   }
+}
+
+TEST_CASE(
+    "gpu packed MLA decode with one shared-memory stage (the LDS-limited tile) matches the "
+    "reference for every cache dtype",
+    "[gpu][mla][packed]") {
+  if (!have_gpu()) return;
+  setenv("ATTNLAB_MLA_PACKED_STAGES", "1", 1);
+  std::uint32_t seed = 7101;
+  for (attn::DType dt :
+       {attn::DType::kBf16, attn::DType::kFp16, attn::DType::kFp8, attn::DType::kMxfp4}) {
+    for (int splits : {0, 3}) {
+      std::mt19937 rng(seed);
+      check_batch(packed(rng, 5, {1, 2, 3, 4}, 700), 16, dt, seed++, splits);
+      std::mt19937 rng2(seed);
+      check_batch(packed(rng2, 2, {4}, 300), 63, dt, seed++, splits);
+    }
+  }
+  unsetenv("ATTNLAB_MLA_PACKED_STAGES");
 }
 
 TEST_CASE("gpu packed MLA decode: split counts, causal rows and AMD's q_len 1..4 shapes",
