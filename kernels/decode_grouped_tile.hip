@@ -21,9 +21,11 @@
 // D 128, so a gfx942 CU (64 KB) holds one CTA and a gfx950 CU (160 KB) three.
 #include "kernels/hip_compat.h"  // first: the runtime defines __forceinline__ for softmax_state.h
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <type_traits>
 
 #include "attention/error.h"
@@ -259,22 +261,22 @@ __global__ void __launch_bounds__(kTileThreads) grouped_tile_kernel(const Params
   }
 }
 
-using TileFn = void (*)(Params);
+struct TileKernel {
+  void (*fn)(Params);
+  int per_sm;  // resident CTAs a multiprocessor; 0 where the tile does not fit the device
+};
 
-// The kernel of (T, D), with its dynamic shared memory allowed (once an instantiation).
+// The kernel of (T, D), its dynamic shared memory allowed and its occupancy asked once an
+// instantiation.
 template <class T, int D>
-TileFn prepared() {
-  TileFn fn = grouped_tile_kernel<T, D>;
-  static const bool raised = [&] {
-    HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(fn),
-                                  hipFuncAttributeMaxDynamicSharedMemorySize, TileSmem<D>::kBytes));
-    return true;
-  }();
-  (void)raised;
-  return fn;
+const TileKernel& prepared() {
+  static const TileKernel k{
+      grouped_tile_kernel<T, D>,
+      resident_blocks(grouped_tile_kernel<T, D>, kTileThreads, TileSmem<D>::kBytes)};
+  return k;
 }
 
-TileFn kernel_for(bool fp16, int d) {
+const TileKernel& kernel_for(bool fp16, int d) {
   if (fp16) return d == 64 ? prepared<mo::Fp16, 64>() : prepared<mo::Fp16, 128>();
   return d == 64 ? prepared<mo::Bf16, 64>() : prepared<mo::Bf16, 128>();
 }
@@ -287,19 +289,18 @@ bool tile_supported(int d, int dv, bool fp16_or_bf16) {
 
 int tile_smem_bytes(int d) { return d == 64 ? TileSmem<64>::kBytes : TileSmem<128>::kBytes; }
 
-int tile_blocks_per_sm(bool fp16, int d) {
-  int n = 0;
-  HIP_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel_for(fp16, d), kTileThreads,
-                                                         tile_smem_bytes(d)));
-  return n > 0 ? n : 1;
-}
+int tile_blocks_per_sm(bool fp16, int d) { return std::max(1, kernel_for(fp16, d).per_sm); }
 
 void launch_grouped_tile(const Params& p, bool fp16, int splits, hipStream_t stream) {
   if (!tile_supported(p.d, p.dv, true))
     throw attn::DeviceError("grouped decode v6 (tile): D = Dv must be 64 or 128");
+  const TileKernel& k = kernel_for(fp16, p.d);
+  if (k.per_sm < 1)
+    throw attn::DeviceError("grouped decode v6 (tile): " + std::to_string(tile_smem_bytes(p.d)) +
+                            " bytes of shared memory a block do not fit this device");
   const dim3 grid(static_cast<unsigned>(splits * p.slices), static_cast<unsigned>(p.hkv),
                   static_cast<unsigned>(p.batch));
-  kernel_for(fp16, p.d)<<<grid, dim3(kTileThreads), tile_smem_bytes(p.d), stream>>>(p);
+  k.fn<<<grid, dim3(kTileThreads), tile_smem_bytes(p.d), stream>>>(p);
   HIP_CHECK_LAUNCH();
 }
 

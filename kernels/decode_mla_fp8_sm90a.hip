@@ -413,13 +413,7 @@ template <int kNS>
 MlaKernelFn prepared_fp8(int* smem_bytes, int* threads, int* per_sm) {
   constexpr int kBytes = Fp8Narrow<kNS>::kBytes;
   MlaKernelFn fn = mla_wgmma_fp8_kernel<kNS>;
-  static const int occupancy = [&] {  // once per instantiation
-    HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(fn),
-                                  hipFuncAttributeMaxDynamicSharedMemorySize, kBytes));
-    int n = 0;
-    HIP_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&n, fn, kThreads, kBytes));
-    return n;
-  }();
+  static const int occupancy = resident_blocks(fn, kThreads, kBytes);  // once an instantiation
   *smem_bytes = kBytes;
   *threads = kThreads;
   *per_sm = occupancy;

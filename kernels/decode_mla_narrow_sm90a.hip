@@ -280,13 +280,7 @@ template <class T, int kBN, int kNS>
 MlaKernelFn prepared_narrow(int* smem_bytes, int* threads, int* per_sm) {
   constexpr int kBytes = Narrow<kBN, kNS>::kBytes;
   MlaKernelFn fn = mla_wgmma_narrow_kernel<T, kBN, kNS>;
-  static const int occupancy = [&] {  // once per instantiation
-    HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(fn),
-                                  hipFuncAttributeMaxDynamicSharedMemorySize, kBytes));
-    int n = 0;
-    HIP_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&n, fn, kThreads, kBytes));
-    return n;
-  }();
+  static const int occupancy = resident_blocks(fn, kThreads, kBytes);  // once an instantiation
   *smem_bytes = kBytes;
   *threads = kThreads;
   *per_sm = occupancy;

@@ -487,14 +487,7 @@ template <class T, Cache C, int kStages>
 MlaPackedKernelFn prepared_kernel(int* smem_bytes, int* per_sm) {
   constexpr int kBytes = Smem<C, kStages>::kBytes;
   MlaPackedKernelFn fn = mla_packed_kernel<T, C, kStages>;
-  static const int occupancy = [&] {  // once per instantiation; 0 where the tile does not fit
-    if (static_cast<std::size_t>(kBytes) > device_shared_per_block()) return 0;
-    HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(fn),
-                                  hipFuncAttributeMaxDynamicSharedMemorySize, kBytes));
-    int n = 0;
-    HIP_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&n, fn, kThreads, kBytes));
-    return n;
-  }();
+  static const int occupancy = resident_blocks(fn, kThreads, kBytes);  // once an instantiation
   *smem_bytes = kBytes;
   *per_sm = occupancy;
   return fn;

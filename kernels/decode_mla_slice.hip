@@ -482,14 +482,7 @@ MlaKernelFn prepared(int* smem_bytes, int* threads, int* per_sm) {
   constexpr int kBytes = SliceSmem<kN, kStages, kFp8, kRows>::kBytes;
   constexpr int kThreads = kWarps * mo::kWarp;
   MlaKernelFn fn = mla_slice_decode_kernel<T, kN, kStages, kFp8, kRows>;
-  static const int occupancy = [&] {  // once per instantiation; 0 where the tile does not fit
-    if (static_cast<std::size_t>(kBytes) > device_shared_per_block()) return 0;
-    HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(fn),
-                                  hipFuncAttributeMaxDynamicSharedMemorySize, kBytes));
-    int n = 0;
-    HIP_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&n, fn, kThreads, kBytes));
-    return n;
-  }();
+  static const int occupancy = resident_blocks(fn, kThreads, kBytes);  // once an instantiation
   *smem_bytes = kBytes;
   *threads = kThreads;
   *per_sm = occupancy;

@@ -286,13 +286,7 @@ __global__ void __launch_bounds__(kThreads, 1) mla_wgmma_kernel(MlaParams p) {
 template <class T>
 MlaKernelFn prepared(int* smem_bytes, int* threads, int* per_sm) {
   MlaKernelFn fn = mla_wgmma_kernel<T>;
-  static const int occupancy = [&] {  // once per instantiation
-    HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(fn),
-                                  hipFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
-    int n = 0;
-    HIP_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&n, fn, kThreads, kSmemBytes));
-    return n;
-  }();
+  static const int occupancy = resident_blocks(fn, kThreads, kSmemBytes);  // once an instantiation
   *smem_bytes = kSmemBytes;
   *threads = kThreads;
   *per_sm = occupancy;

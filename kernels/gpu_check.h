@@ -104,6 +104,19 @@ std::size_t device_shared_per_block();
 // Whether the current device is an NVIDIA compute capability 9.0 one (H100 / H200), where the
 // sm_90a kernels (*_sm90a.hip, wgmma) run; false without a usable device. Cached.
 bool device_is_sm90();
+// Resident blocks a multiprocessor of kernel `fn` launched with `threads` threads and
+// `smem_bytes` of dynamic shared memory, after allowing it that much; 0 (and nothing set) where
+// smem_bytes exceeds the device's limit a block. Kernels call it once an instantiation.
+template <class Fn>
+int resident_blocks(Fn fn, int threads, int smem_bytes) {
+  if (static_cast<std::size_t>(smem_bytes) > device_shared_per_block()) return 0;
+  HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(fn),
+                                hipFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
+  int n = 0;
+  HIP_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&n, fn, threads, smem_bytes));
+  return n;
+}
+
 // Throws DeviceError unless the device's warp size equals the compile-time ATTNLAB_KWARP the
 // kernels' register layouts assume.
 void check_warp_size();
