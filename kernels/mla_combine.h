@@ -19,4 +19,10 @@ constexpr int kMlaCombineMaxSplits = 256;  // most KV splits one combine merges
 void launch_mla_combine(int version, const float* part_acc, const float2* part_state, float* out,
                         int splits, std::int64_t rows, bool dependent, hipStream_t stream);
 
+// The KV split count of an MLA decode (the tile and packed plans): the fewest splits that
+// minimise (waves of CTAs) x (blocks a CTA walks), plus a small charge for the combine, for
+// `ctas` CTAs a split, `blocks` KV blocks a sequence and `per_sm` resident CTAs a multiprocessor
+// of the current device. 1..min(blocks, kMlaCombineMaxSplits).
+int mla_split_count(std::int64_t ctas, std::int64_t blocks, int per_sm);
+
 }  // namespace kern

@@ -151,6 +151,23 @@ __global__ void __launch_bounds__(128 * kCombineMaxGroups)
 
 }  // namespace
 
+int mla_split_count(std::int64_t ctas, std::int64_t blocks, int per_sm) {
+  const std::int64_t slots = std::int64_t(device_multiprocessors()) * std::max(per_sm, 1);
+  double best = 1e300;
+  int splits = 1;
+  const std::int64_t max_splits = std::min<std::int64_t>(blocks, kMlaCombineMaxSplits);
+  for (std::int64_t s = 1; s <= max_splits; ++s) {
+    const std::int64_t waves = (ctas * s + slots - 1) / slots;
+    const std::int64_t per_cta = (blocks + s - 1) / s;
+    const double cost = double(waves) * double(per_cta + 2) + (s > 1 ? 1.0 : 0.0);
+    if (cost < best - 1e-9) {
+      best = cost;
+      splits = static_cast<int>(s);
+    }
+  }
+  return splits;
+}
+
 void launch_mla_combine(int version, const float* part_acc, const float2* part_state, float* out,
                         int splits, std::int64_t rows, bool dependent, hipStream_t stream) {
   if (rows < 1 || rows > std::numeric_limits<int>::max() || splits < 2 ||

@@ -54,29 +54,13 @@ struct Plan {
   std::int64_t split_len = 0;
 };
 
-// Splits as v1 chooses them (mla_plan.hip): the fewest that minimise (waves of CTAs) x (blocks a
-// CTA), plus a small charge for the combine, over the longest sequence.
+// Splits as v1 chooses them (mla_split_count), over the longest sequence.
 Plan make_plan(const MlaPackedArgs& a, int per_sm) {
   Plan pl;
   pl.row_tiles = (a.max_q_len * a.heads + 15) / 16;
   const std::int64_t blocks = (a.max_kv_len + kMlaPackedBlockN - 1) / kMlaPackedBlockN;
   int splits = a.splits;
-  if (splits <= 0) {
-    const std::int64_t slots = std::int64_t(device_multiprocessors()) * std::max(per_sm, 1);
-    const std::int64_t base = a.batch * pl.row_tiles;
-    double best = 1e300;
-    splits = 1;
-    const std::int64_t max_splits = std::min<std::int64_t>(blocks, kMlaCombineMaxSplits);
-    for (std::int64_t s = 1; s <= max_splits; ++s) {
-      const std::int64_t waves = (base * s + slots - 1) / slots;
-      const std::int64_t per_cta = (blocks + s - 1) / s;
-      const double cost = double(waves) * double(per_cta + 2) + (s > 1 ? 1.0 : 0.0);
-      if (cost < best - 1e-9) {
-        best = cost;
-        splits = static_cast<int>(s);
-      }
-    }
-  }
+  if (splits <= 0) splits = mla_split_count(a.batch * pl.row_tiles, blocks, per_sm);
   splits = std::max(1, std::min<int>(splits, kMlaCombineMaxSplits));
   const std::int64_t per = (blocks + splits - 1) / splits;
   pl.split_len = per * kMlaPackedBlockN;

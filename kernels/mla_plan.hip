@@ -156,22 +156,7 @@ Plan make_plan(const MlaDeviceArgs& a, const MlaKernelChoice* forced) {
   pl.head_tiles = (a.heads + 16 * pl.k.head_groups - 1) / (16 * pl.k.head_groups);
   const std::int64_t blocks = (a.seq + pl.k.block_n - 1) / pl.k.block_n;
   int splits = pl.k.splits;
-  if (splits <= 0) {
-    const std::int64_t slots = std::int64_t(device_multiprocessors()) * std::max(per_sm, 1);
-    const std::int64_t base = a.batch * pl.head_tiles;
-    double best = 1e300;
-    splits = 1;
-    const std::int64_t max_splits = std::min<std::int64_t>(blocks, kMlaCombineMaxSplits);
-    for (std::int64_t s = 1; s <= max_splits; ++s) {
-      const std::int64_t waves = (base * s + slots - 1) / slots;
-      const std::int64_t per_cta = (blocks + s - 1) / s;
-      const double cost = double(waves) * double(per_cta + 2) + (s > 1 ? 1.0 : 0.0);
-      if (cost < best - 1e-9) {
-        best = cost;
-        splits = static_cast<int>(s);
-      }
-    }
-  }
+  if (splits <= 0) splits = mla_split_count(a.batch * pl.head_tiles, blocks, per_sm);
   splits = std::max(1, std::min(splits, kMlaCombineMaxSplits));
   const std::int64_t per = (blocks + splits - 1) / splits;
   pl.split_len = per * pl.k.block_n;
