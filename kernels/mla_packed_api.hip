@@ -22,11 +22,10 @@
 #include "kernels/gpu_check.h"
 #include "kernels/gpu_host.h"
 #include "kernels/mla_packed.h"
+#include "kernels/mla_packed_params.h"
 
 namespace kern {
 namespace {
-
-constexpr std::int64_t kMaxQLen = 64;
 
 // [B, 4] int32 rows of the sequences, after checking each against the tensors' extents.
 std::vector<std::int32_t> sequence_table(const std::vector<attn::MlaSequence>& seqs,
@@ -43,10 +42,12 @@ std::vector<std::int32_t> sequence_table(const std::vector<attn::MlaSequence>& s
     const attn::MlaSequence& s = seqs[b];
     const std::string at = "gpu MLA decode (ragged): sequence " + std::to_string(b) + " ";
     if (s.q_len == 0 && s.kv_len >= 0) continue;  // no new token: it owns no output row
-    if (s.q_start < 0 || s.q_len < 0 || s.q_len > kMaxQLen || s.q_start + s.q_len > total_q)
+    if (s.q_start < 0 || s.q_len < 0 || s.q_len > kMlaPackedMaxQLen ||
+        s.q_start + s.q_len > total_q)
       throw attn::InputError(at + "has q rows " + std::to_string(s.q_start) + " + " +
-                             std::to_string(s.q_len) + " (q_len 0.." + std::to_string(kMaxQLen) +
-                             ", within " + std::to_string(total_q) + " rows)");
+                             std::to_string(s.q_len) + " (q_len 0.." +
+                             std::to_string(kMlaPackedMaxQLen) + ", within " +
+                             std::to_string(total_q) + " rows)");
     if (s.kv_start < 0 || s.kv_len < s.q_len || s.kv_start + s.kv_len > total_kv)
       throw attn::InputError(at + "has kv rows " + std::to_string(s.kv_start) + " + " +
                              std::to_string(s.kv_len) + " (at least its " +
