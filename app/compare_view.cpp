@@ -32,7 +32,8 @@ struct ColumnFigures {
   attn::DecodeCost cost;
   attn::RooflineProjection roof;
   std::optional<RecordedResult> measured;
-  float elements = 0;  // per token of one full layer
+  std::vector<vis::TapeColumn> tape;  // one full layer's cache columns
+  float elements = 0;                 // per token of that layer
 };
 
 ColumnFigures figures_of(const App& app, const attn::ModelConfig& m, const CompareColumn& c) {
@@ -45,7 +46,8 @@ ColumnFigures figures_of(const App& app, const attn::ModelConfig& m, const Compa
   if (const attn::GpuSpec* g = attn::find_gpu(app.gpu_name))
     f.roof = attn::project(f.cost, *g, app.kv_dtype);
   f.measured = find_recorded_gpu(f.layer, app.batch, app.seq, app.kv_dtype);
-  for (const vis::TapeColumn& t : learn::tape_columns(f.layer)) f.elements += t.elements;
+  f.tape = learn::tape_columns(f.layer);
+  for (const vis::TapeColumn& t : f.tape) f.elements += t.elements;
   return f;
 }
 
@@ -217,7 +219,7 @@ void draw_compare_view(App& app) {
   bool windowed = false;
   for (const auto& f : figs)
     if (f) {
-      for (const vis::TapeColumn& t : learn::tape_columns(f->layer))
+      for (const vis::TapeColumn& t : f->tape)
         if (std::find(shown.begin(), shown.end(), t.concept) == shown.end())
           shown.push_back(t.concept);
       windowed = windowed || (f->layer.window > 0 && app.seq > f->layer.window);
@@ -265,7 +267,7 @@ void draw_compare_view(App& app) {
     st.rows_drawn = 12;
     if (f.layer.window > 0 && app.seq > f.layer.window)  // only the last W of S tokens are read
       st.window_from = 1.0f - static_cast<float>(f.layer.window) / static_cast<float>(app.seq);
-    vis::draw_tape(dl, nullptr, tape_at, learn::tape_columns(f.layer), st);
+    vis::draw_tape(dl, nullptr, tape_at, f.tape, st);
     ImGui::SetCursorScreenPos(ImVec2(x + 4, tape_at.y + tape_h + 10));
     // Bytes of one step, all layers, on one scale across the columns.
     const float bar_w = (col_w - 24) * static_cast<float>(f.cost.total_bytes() / most_bytes);

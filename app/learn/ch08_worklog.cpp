@@ -5,6 +5,7 @@
 // worklog recorded, the first beat lists the versions the worklog suite times and what each
 // changed (from the suite itself), with no figures.
 #include <algorithm>
+#include <array>
 #include <cfloat>
 #include <cmath>
 #include <map>
@@ -47,35 +48,44 @@ struct WorklogRow {
   const RecordedResult* r = nullptr;
 };
 
+// The label's three parts; false for a label not in that form.
+bool parse_label(const std::string& l, WorklogRow* w) {
+  const auto a = l.find(" | "), b = a == std::string::npos ? a : l.find(" | ", a + 3);
+  if (b == std::string::npos) return false;
+  const std::string shape = l.substr(0, a);
+  w->shape = shape.rfind("worklog: ", 0) == 0 ? shape.substr(9) : shape;
+  w->version = l.substr(a + 3, b - a - 3);
+  w->changed = l.substr(b + 3);
+  return true;
+}
+
 std::vector<WorklogRow> worklog_rows(const std::vector<RecordedResult>& rows) {
   std::vector<WorklogRow> out;
   for (const RecordedResult& r : rows) {
-    const std::string& l = r.result.c.label;
-    const auto a = l.find(" | "), b = a == std::string::npos ? a : l.find(" | ", a + 3);
-    if (b == std::string::npos) continue;
-    const std::string shape = l.substr(0, a);
-    out.push_back({shape.rfind("worklog: ", 0) == 0 ? shape.substr(9) : shape,
-                   l.substr(a + 3, b - a - 3), l.substr(b + 3), &r});
+    WorklogRow w;
+    w.r = &r;
+    if (parse_label(r.result.c.label, &w)) out.push_back(w);
   }
   return out;
 }
 
 // The versions the worklog suite times, once each, family by family (grouped first), from the
-// suite's own labels: what a recorded worklog will show, before one is.
-std::vector<WorklogRow> suite_versions(bool mla) {
-  std::vector<WorklogRow> out;
-  for (const kern::BenchCase& c : kern::suite_cases("worklog")) {
-    if ((c.variant == attn::Variant::kMla) != mla) continue;
-    RecordedResult r;  // worklog_rows reads the label only
-    r.result.c = c;
-    for (WorklogRow& w : worklog_rows({r}))
-      if (std::none_of(out.begin(), out.end(),
-                       [&](const WorklogRow& o) { return o.version == w.version; })) {
-        w.r = nullptr;
+// suite's own labels: what a recorded worklog will show, before one is. The suite is fixed, so
+// this is read once.
+const std::vector<WorklogRow>& suite_versions(bool mla) {
+  static const std::array<std::vector<WorklogRow>, 2> families = [] {
+    std::array<std::vector<WorklogRow>, 2> f;
+    for (const kern::BenchCase& c : kern::suite_cases("worklog")) {
+      std::vector<WorklogRow>& out = f[c.variant == attn::Variant::kMla ? 1 : 0];
+      WorklogRow w;
+      if (parse_label(c.label, &w) &&
+          std::none_of(out.begin(), out.end(),
+                       [&](const WorklogRow& o) { return o.version == w.version; }))
         out.push_back(w);
-      }
-  }
-  return out;
+    }
+    return f;
+  }();
+  return families[mla ? 1 : 0];
 }
 
 // The shapes of the worklog in their order.
@@ -183,7 +193,7 @@ void draw_versions(const Lesson& l, const Canvas& cv) {
   ImFont* body = ImGui::GetFont();
   const float fs = ImGui::GetFontSize();
   for (int f = 0; f < 2; ++f) {
-    const std::vector<WorklogRow> rows = suite_versions(f == 1);
+    const std::vector<WorklogRow>& rows = suite_versions(f == 1);
     const float x = cv.p0.x + 16 + (col_w + 16) * static_cast<float>(f);
     float y = cv.p0.y + 48;
     vis::text_at(dl, fonts().caption, ImVec2(x, y),
