@@ -21,6 +21,7 @@
 #include "attention/error.h"
 #include "attention/reference.h"
 #include "kernels/cpu_probe.h"
+#include "kernels/overrides.h"
 
 namespace kern {
 namespace {
@@ -132,12 +133,16 @@ BenchEnvironment cpu_environment(int threads) {
   return e;
 }
 
+std::size_t cpu_probe_bytes(std::size_t requested) {
+  if (requested > 0) return requested;
+  const int mib = read_overrides().cpu_probe_mib;
+  if (mib >= 1 && mib <= 16384) return static_cast<std::size_t>(mib) << 20;
+  const std::uint64_t want = std::max<std::uint64_t>(256ull << 20, 2 * last_level_cache_bytes());
+  return static_cast<std::size_t>(std::min<std::uint64_t>(want, 1ull << 30));
+}
+
 double cpu_probe_for_bench(int threads, std::size_t bytes) {
-  if (bytes == 0) {
-    const std::uint64_t want = std::max<std::uint64_t>(256ull << 20, 2 * last_level_cache_bytes());
-    bytes = static_cast<std::size_t>(std::min<std::uint64_t>(want, 1ull << 30));
-  }
-  return cpu_read_probe_gbps(threads, bytes);
+  return cpu_read_probe_gbps(threads, cpu_probe_bytes(bytes));
 }
 
 std::optional<BenchResult> cpu_bench_case(const BenchCase& c0, const BenchOptions& opt,

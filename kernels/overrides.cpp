@@ -35,6 +35,7 @@ Overrides read_overrides() {
   o.mla_packed_stages = env_int("ATTNLAB_MLA_PACKED_STAGES");
   o.mla_probe = env_int("ATTNLAB_MLA_PROBE");
   o.pdl = env_int("ATTNLAB_PDL", 1) != 0;
+  o.cpu_probe_mib = env_int("ATTNLAB_CPU_PROBE_MIB");
   return o;
 }
 

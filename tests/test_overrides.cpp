@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "kernels/bench_cpu.h"
 #include "kernels/overrides.h"
 
 namespace {
@@ -58,7 +59,7 @@ TEST_CASE("overrides: every variable reaches its field", "[overrides]") {
       w("ATTNLAB_GROUPED_WGS", "2"), c("ATTNLAB_GROUPED_COMBINE", "1"),
       p("ATTNLAB_GROUPED_PROBE", "2"), t("ATTNLAB_GROUPED_TICKET", "0"),
       m("ATTNLAB_MLA_PROBE", "4"), d("ATTNLAB_PDL", "0"), ps("ATTNLAB_MLA_PACKED_STAGES", "1"),
-      mv("ATTNLAB_MLA_VERSION", "4");
+      mv("ATTNLAB_MLA_VERSION", "4"), cp("ATTNLAB_CPU_PROBE_MIB", "48");
   const kern::Overrides o = kern::read_overrides();
   CHECK(o.grouped_version == 3);
   CHECK(o.grouped_stages == 6);
@@ -72,6 +73,26 @@ TEST_CASE("overrides: every variable reaches its field", "[overrides]") {
   CHECK(o.mla_packed_stages == 1);
   CHECK(o.mla_version == 4);
   CHECK_FALSE(o.pdl);
+  CHECK(o.cpu_probe_mib == 48);
+}
+
+TEST_CASE("overrides: the CPU probe's buffer: the request, ATTNLAB_CPU_PROBE_MIB, or automatic",
+          "[overrides][bench]") {
+  constexpr std::size_t kMiB = std::size_t(1) << 20;
+  for (const char* value : {static_cast<const char*>(nullptr), "", "0", "-4", "16385", "32x"}) {
+    CAPTURE(value ? value : "(unset)");
+    ScopedEnv p("ATTNLAB_CPU_PROBE_MIB", value);
+    const std::size_t automatic = kern::cpu_probe_bytes(0);
+    CHECK(automatic >= 256 * kMiB);
+    CHECK(automatic <= 1024 * kMiB);
+    CHECK(kern::cpu_probe_bytes(3 * kMiB) == 3 * kMiB);
+  }
+  for (int mib : {1, 32, 16384}) {
+    CAPTURE(mib);
+    ScopedEnv p("ATTNLAB_CPU_PROBE_MIB", std::to_string(mib).c_str());
+    CHECK(kern::cpu_probe_bytes(0) == static_cast<std::size_t>(mib) * kMiB);
+    CHECK(kern::cpu_probe_bytes(5) == 5);  // an explicit request still wins
+  }
 }
 
 TEST_CASE("overrides: switches are on unless set to 0; layouts only by name", "[overrides]") {
