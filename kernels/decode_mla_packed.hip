@@ -41,15 +41,15 @@
 #include "kernels/mla_combine.h"
 #include "kernels/mla_packed.h"
 #include "kernels/mla_packed_params.h"
+#include "kernels/mla_packed_qk.h"
 #include "kernels/mxfp4_device.h"
 #include "kernels/overrides.h"
 
 namespace kern {
 namespace {
 
-constexpr int kDl = kMlaLatentDim, kDr = 64, kDk = kDl + kDr;
-constexpr int kLd = kDk + 8;  // shared row stride of 16-bit tiles (elements), as in v1
-constexpr int kWarps = 4;     // one group of 16 rows
+using namespace mla_packed;  // the row layout and AMD's Q K^T on the stored bytes
+constexpr int kWarps = 4;    // one group of 16 rows
 constexpr int kThreads = kWarps * mo::kWarp;
 constexpr int kBlockN = kMlaPackedBlockN;
 constexpr int kNTiles = kBlockN / 16;
@@ -57,16 +57,8 @@ constexpr int kQkSteps = kDk / 16 / kWarps;  // 9 k-steps of 16 dims a warp
 constexpr int kPvTiles = kDl / 16 / kWarps;  // 8 output tiles of 16 dims a warp
 constexpr int kRowThreads = mo::kWarp / 4;   // softmax threads a row (8 NVIDIA, 16 AMD)
 constexpr int kTpt = kBlockN / kRowThreads;  // tokens a softmax thread
-constexpr int kMxBlocks = kDk / 32;          // E8M0 scale bytes a row (18)
 static_assert(kQkSteps * 16 * kWarps == kDk && kPvTiles * 16 * kWarps == kDl, "dims");
 static_assert(kBlockN % kRowThreads == 0 && kTpt % 2 == 0, "softmax threads");
-
-enum class Cache { k16, kFp8, kMxfp4 };
-
-template <Cache C>
-constexpr int kRowBytes = C == Cache::k16    ? kDk * 2
-                          : C == Cache::kFp8 ? kDk
-                                             : kDk / 2;
 
 // kStages 2: a CTA-wide pipeline; 1: where a device's shared memory a block is too small for
 // two (gfx942's 64 KB LDS), the block's copy no longer overlapping the math inside the CTA.
@@ -111,88 +103,6 @@ __device__ __forceinline__ void mx16_to_bf16(const uint4& v, float scale, std::u
 #pragma unroll
   for (int i = 0; i < 4; ++i) d[i] = make_uint4(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]);
 }
-
-#if defined(__gfx950__)
-// gfx950 (MI355X): Q K^T for fp8 and mxfp4 caches on v_mfma_scale_f32_16x16x128_f8f6f4, which
-// reads 8-bit or 4-bit operands with one E8M0 scale per lane, i.e. per 32 k values: an mxfp4
-// block is exactly one lane's B operand (16 bytes and its scale byte), read as stored. Q is the A
-// operand as two MX-FP8 terms, hi + lo (mxfp4_device.h, tested on the CPU), so it keeps about
-// bf16's precision. Each wave takes 128 of the 576 dims (wave 0 also dims 512-575, the rest of
-// its k range zero); the waves' partial scores are summed in shared memory as before. Lanes: A
-// row lane % 16, B column (token) lane % 16, both k values 32 (lane / 16) .. + 31 of the chunk;
-// C as every 16x16 MFMA (kernels/matrix_ops.h). UNVERIFIED ON HARDWARE: compile-checked only,
-// the lane layout after AMD's matrix instruction calculator; the NVIDIA build keeps the bf16
-// conversion path the GPU tests check.
-#define ATTNLAB_PACKED_SCALED_QK 1
-typedef int Int8v __attribute__((ext_vector_type(8)));
-typedef float Float4v __attribute__((ext_vector_type(4)));
-
-struct ScaledQ {  // one lane's A operands for one 128-dim chunk
-  Int8v hi, lo;
-  int s_hi, s_lo;
-};
-
-// Chunk c of Q row lane % 16 (bf16 in shared memory, row stride kLd) as MX-FP8 hi + lo.
-__device__ __forceinline__ ScaledQ scaled_q(const std::uint16_t* qs, int chunk, int lane) {
-  ScaledQ a;
-  const int d0 = chunk * 128 + 32 * (lane / 16);
-  std::uint32_t hi[8] = {}, lo[8] = {}, s_hi = 127, s_lo = 127;
-  if (d0 < kDk) {
-    float x[32];
-    const std::uint16_t* row = qs + (lane % 16) * kLd + d0;
-#pragma unroll
-    for (int i = 0; i < 32; ++i) x[i] = mo::bf16_to_float(row[i]);
-    mx::split_e4m3_block(x, hi, &s_hi, lo, &s_lo);
-  }
-#pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    a.hi[i] = static_cast<int>(hi[i]);
-    a.lo[i] = static_cast<int>(lo[i]);
-  }
-  a.s_hi = static_cast<int>(s_hi);
-  a.s_lo = static_cast<int>(s_lo);
-  return a;
-}
-
-// s += (Q_hi + Q_lo) K^T for 16 tokens of the block (rows tok0 .. of the raw stage) and chunk c.
-template <Cache C>
-__device__ __forceinline__ void scaled_qk(mo::FragC& s, const ScaledQ& a, const unsigned char* raw,
-                                          const unsigned char* scales, int tok0, int chunk,
-                                          int lane) {
-  const int tok = tok0 + lane % 16, d0 = chunk * 128 + 32 * (lane / 16);
-  Int8v b = {0, 0, 0, 0, 0, 0, 0, 0};
-  int sb = 127;
-  if (d0 < kDk) {
-    if constexpr (C == Cache::kMxfp4) {
-      const uint4 v = *reinterpret_cast<const uint4*>(raw + tok * kRowBytes<C> + d0 / 2);
-      b[0] = static_cast<int>(v.x);
-      b[1] = static_cast<int>(v.y);
-      b[2] = static_cast<int>(v.z);
-      b[3] = static_cast<int>(v.w);
-      sb = scales[tok * kMxBlocks + d0 / 32];
-    } else {
-      const uint4* p = reinterpret_cast<const uint4*>(raw + tok * kRowBytes<C> + d0);
-      const uint4 v0 = p[0], v1 = p[1];
-      b[0] = static_cast<int>(v0.x);
-      b[1] = static_cast<int>(v0.y);
-      b[2] = static_cast<int>(v0.z);
-      b[3] = static_cast<int>(v0.w);
-      b[4] = static_cast<int>(v1.x);
-      b[5] = static_cast<int>(v1.y);
-      b[6] = static_cast<int>(v1.z);
-      b[7] = static_cast<int>(v1.w);
-    }
-  }
-  constexpr int kFmtB = C == Cache::kMxfp4 ? 4 : 0;  // e2m1, or e4m3 (A is always e4m3: 0)
-  Float4v acc = {s.v[0], s.v[1], s.v[2], s.v[3]};
-  acc = __builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4(a.hi, b, acc, 0, kFmtB, 0, a.s_hi, 0, sb);
-  acc = __builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4(a.lo, b, acc, 0, kFmtB, 0, a.s_lo, 0, sb);
-  s.v[0] = acc[0];
-  s.v[1] = acc[1];
-  s.v[2] = acc[2];
-  s.v[3] = acc[3];
-}
-#endif
 
 // One CTA: sequence b, KV split `split`, rows [16 * tile, +16) of the sequence.
 template <class T, Cache C, int kStages>
@@ -267,11 +177,27 @@ __global__ void __launch_bounds__(kThreads) mla_packed_kernel(PackedParams p) {
   }
   mo::copy_wait<0>();
   __syncthreads();
-  mo::FragA qf[kQkSteps];
+  // AMD's 8-bit matrix paths (mla_packed_qk.h) multiply Q by the cache block as stored.
 #if defined(ATTNLAB_PACKED_SCALED_QK)
-  // 8-bit and 4-bit caches: Q as MX-FP8 for the scaled MFMA (wave 0: chunks 0 and 4).
-  constexpr bool kScaled = C != Cache::k16;
-  ScaledQ sq[2];
+  constexpr bool kScaled = C != Cache::k16;  // gfx950: fp8 and mxfp4 on the scaled MFMA
+#else
+  constexpr bool kScaled = false;
+#endif
+#if defined(ATTNLAB_PACKED_FNUZ_QK)
+  constexpr bool kFnuz = C == Cache::kFp8;  // gfx942: fp8, S^T = K Q^T on the fp8 MFMA
+#else
+  constexpr bool kFnuz = false;
+#endif
+  mo::FragA qf[kQkSteps];
+#if defined(ATTNLAB_PACKED_FNUZ_QK)
+  mx::FnuzQ fq[kFnuzBlocks];
+  if constexpr (kFnuz) {
+    fnuz_q(reinterpret_cast<const std::uint16_t*>(smem + L::kQ0), wq, lane, fq);
+  } else
+#endif
+#if defined(ATTNLAB_PACKED_SCALED_QK)
+    // 8-bit and 4-bit caches: Q as MX-FP8 for the scaled MFMA (wave 0: chunks 0 and 4).
+    ScaledQ sq[2];
   if constexpr (kScaled) {
     const std::uint16_t* qs = reinterpret_cast<const std::uint16_t*>(smem + L::kQ0);
     sq[0] = scaled_q(qs, wq, lane);
@@ -321,8 +247,10 @@ __global__ void __launch_bounds__(kThreads) mla_packed_kernel(PackedParams p) {
     } else {
       std::uint16_t* conv = reinterpret_cast<std::uint16_t*>(smem + L::kConv0);
       if constexpr (C == Cache::kFp8) {
-        for (int c = tid; c < kBlockN * (kDk / 16); c += kThreads) {
-          const int r = c / (kDk / 16), k = c % (kDk / 16);
+        // Where Q K^T reads the stored bytes, only P V's dims (< Dl) are converted.
+        constexpr int kChunks = (kScaled || kFnuz ? kDl : kDk) / 16;
+        for (int c = tid; c < kBlockN * kChunks; c += kThreads) {
+          const int r = c / kChunks, k = c % kChunks;
           const uint4 v = *reinterpret_cast<const uint4*>(raw + r * kDk + k * 16);
           uint4 lo, hi;
           mo::e4m3x4_to_bf16x4(v.x, lo.x, lo.y);
@@ -362,6 +290,12 @@ __global__ void __launch_bounds__(kThreads) mla_packed_kernel(PackedParams p) {
         }
       } else
 #endif
+#if defined(ATTNLAB_PACKED_FNUZ_QK)
+          if constexpr (kFnuz) {  // this wave's 4 or 5 blocks of 32 dims, as stored
+#pragma unroll
+        for (int n = 0; n < kNTiles; ++n) fnuz_kq(s[n], fq, raw, n * 16, wq, lane);
+      } else
+#endif
       {
         // k-steps in pairs (one k32 product on gfx950; kernels/matrix_ops.h), the odd one last
 #pragma unroll
@@ -385,15 +319,18 @@ __global__ void __launch_bounds__(kThreads) mla_packed_kernel(PackedParams p) {
           }
         }
       }
-      // The scaled path reads the raw stage in its products: with the scores over that stage,
+      // The 8-bit paths read the raw stage in their products: with the scores over that stage,
       // every wave must be done reading before any writes.
       if constexpr (L::kSInStage) __syncthreads();
       float* dst = s_part + wq * 16 * L::kSLd;
 #pragma unroll
       for (int n = 0; n < kNTiles; ++n)
 #pragma unroll
-        for (int e = 0; e < mo::kFragCElems; ++e)
-          dst[mo::frag_c_row(e, lane) * L::kSLd + n * 16 + mo::frag_c_col(e, lane)] = s[n].v[e];
+        for (int e = 0; e < mo::kFragCElems; ++e) {
+          const int r = kFnuz ? mo::frag_c_col(e, lane) : mo::frag_c_row(e, lane);  // q row
+          const int c = kFnuz ? mo::frag_c_row(e, lane) : mo::frag_c_col(e, lane);  // token
+          dst[r * L::kSLd + n * 16 + c] = s[n].v[e];
+        }
     }
     __syncthreads();
 

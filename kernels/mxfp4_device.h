@@ -1,6 +1,7 @@
 // Microscaling (OCP MX) helpers for the kernels, plain C++ for host and device (no HIP or CUDA
 // header needed), so CPU tests check them bit for bit against attention/: mxfp4 -> bf16 in
-// registers, and float -> MX-FP8 blocks (the gfx950 scaled MFMA's Q operand).
+// registers, float -> MX-FP8 blocks (the gfx950 scaled MFMA's Q operand), and OCP e4m3 -> the
+// FNUZ e4m3 of gfx942's fp8 MFMA.
 //
 // An mxfp4 byte holds two E2M1 codes (the even element in the low nibble); a block of 32
 // elements shares one E8M0 scale byte s, the element's value being e2m1(code) * 2^(s - 127)
@@ -110,8 +111,8 @@ ATTNLAB_MX_HD std::uint32_t e4m3_block_scale(float amax) {
 
 // x[0..32) as one MX-FP8 block: codes (four a word, the first in the low byte) and scale byte.
 // Returns the values the block stands for in `back` (may be nullptr).
-ATTNLAB_MX_HD void quantize_e4m3_block(const float* x, std::uint32_t words[8],
-                                       std::uint32_t* scale, float* back) {
+ATTNLAB_MX_HD void quantize_e4m3_block(const float* x, std::uint32_t words[8], std::uint32_t* scale,
+                                       float* back) {
   float amax = 0.0f;
   for (int i = 0; i < 32; ++i) {
     const float ax = x[i] < 0.0f ? -x[i] : x[i];
@@ -138,6 +139,43 @@ ATTNLAB_MX_HD void split_e4m3_block(const float* x, std::uint32_t hi[8], std::ui
   quantize_e4m3_block(x, hi, hi_scale, back);
   for (int i = 0; i < 32; ++i) rest[i] = x[i] - back[i];
   quantize_e4m3_block(rest, lo, lo_scale, nullptr);
+}
+
+// ---- e4m3 FNUZ, the fp8 of gfx942's MFMA (v_mfma_f32_16x16x32_fp8_fp8): exponent bias 8 where
+// OCP's e4m3fn has 7, no -0 and no infinities, 0x80 its only NaN. The same bits stand for half
+// the OCP value, except 0x80 (OCP's -0, FNUZ's NaN) and 0x7f / 0xff (OCP's NaNs, FNUZ's +-240).
+
+// Four OCP e4m3fn bytes -> four FNUZ bytes of half their value: -0 becomes +0 and a NaN stays
+// NaN (0x80); every other byte is kept. Bytewise without carries: a magnitude m <= 0x7f plus
+// 0x01 reaches 0x80 only for 0x7f, plus 0x7f reaches 0x80 for every m but 0.
+ATTNLAB_MX_HD std::uint32_t ocp_to_fnuz_x4(std::uint32_t w) {
+  const std::uint32_t mag = w & 0x7f7f7f7fu;
+  const std::uint32_t nan = (mag + 0x01010101u) & 0x80808080u;    // bit 7 where |code| = 0x7f
+  const std::uint32_t zero = ~(mag + 0x7f7f7f7fu) & 0x80808080u;  // bit 7 where |code| = 0
+  w &= ~(zero & w);                                               // -0 -> +0
+  return (w & ~((nan >> 7) * 0xffu)) | nan;                       // NaN -> 0x80
+}
+
+// One lane's part of a Q block for gfx942's fp8 MFMA: the 32 values x as MX-FP8 hi + lo
+// (split_e4m3_block), of which this lane holds values 8 part .. 8 part + 7 as FNUZ bytes, two
+// words a term. A product of these with a cache's FNUZ bytes (ocp_to_fnuz_x4) counts each
+// factor at half its value, so the multipliers are 4 x 2^(s - 127): the true Q K^T of the block
+// is mul_hi x sum(hi K) + mul_lo x sum(lo K) (times the cache's per-tensor scale).
+struct FnuzQ {
+  std::uint32_t hi[2], lo[2];
+  float mul_hi, mul_lo;
+};
+ATTNLAB_MX_HD FnuzQ fnuz_q_part(const float* x, int part) {
+  std::uint32_t hi[8], lo[8], s_hi, s_lo;
+  split_e4m3_block(x, hi, &s_hi, lo, &s_lo);
+  FnuzQ q;
+  for (int i = 0; i < 2; ++i) {
+    q.hi[i] = ocp_to_fnuz_x4(hi[2 * part + i]);
+    q.lo[i] = ocp_to_fnuz_x4(lo[2 * part + i]);
+  }
+  q.mul_hi = 4.0f * scale_value(s_hi);
+  q.mul_lo = 4.0f * scale_value(s_lo);
+  return q;
 }
 
 }  // namespace mx
