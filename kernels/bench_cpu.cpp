@@ -135,8 +135,11 @@ BenchEnvironment cpu_environment(int threads) {
 
 std::size_t cpu_probe_bytes(std::size_t requested) {
   if (requested > 0) return requested;
+  // The variable counts up to the CPU benchmark's memory budget (a quarter of memory, at most
+  // 4 GiB); past it, or below 1, it is not set.
   const int mib = read_overrides().cpu_probe_mib;
-  if (mib >= 1 && mib <= 16384) return static_cast<std::size_t>(mib) << 20;
+  if (mib >= 1 && (static_cast<std::uint64_t>(mib) << 20) <= cpu_case_budget())
+    return static_cast<std::size_t>(mib) << 20;
   const std::uint64_t want = std::max<std::uint64_t>(256ull << 20, 2 * last_level_cache_bytes());
   return static_cast<std::size_t>(std::min<std::uint64_t>(want, 1ull << 30));
 }

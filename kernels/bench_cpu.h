@@ -10,8 +10,8 @@ namespace kern {
 int cpu_bench_threads(int requested);
 // The "device" object for a CPU run (model name, kernel, compiler, memory).
 BenchEnvironment cpu_environment(int threads);
-// The read probe's buffer: `requested` when > 0, else ATTNLAB_CPU_PROBE_MIB (1..16384 MiB),
-// else automatic: twice the last-level cache, 256 MiB to 1 GiB.
+// The read probe's buffer: `requested` when > 0, else ATTNLAB_CPU_PROBE_MIB (1 MiB up to a
+// quarter of memory, at most 4 GiB), else automatic: twice the last-level cache, 256 MiB to 1 GiB.
 std::size_t cpu_probe_bytes(std::size_t requested);
 // Streaming-read bandwidth of this machine now, over cpu_probe_bytes(bytes).
 double cpu_probe_for_bench(int threads, std::size_t bytes);

@@ -39,7 +39,8 @@ struct Overrides {
   bool pdl = true;  // ATTNLAB_PDL=0: split combines launch plainly, not as dependents.
   // The CPU benchmark.
   int cpu_probe_mib = 0;  // ATTNLAB_CPU_PROBE_MIB N >= 1: the CPU read probe's buffer in MiB
-                          // (at most 16384). 0 = automatic (see cpu_probe_bytes).
+                          // (at most a quarter of memory, 4 GiB). 0 = automatic
+                          // (kern::cpu_probe_bytes).
 };
 
 // The variables as they are now (a dozen getenv calls).
