@@ -267,7 +267,9 @@ __global__ void __launch_bounds__(kThreads) mla_packed_kernel(PackedParams p) {
           const int r = c / kMxBlocks, k = c % kMxBlocks;
           const uint4 v = *reinterpret_cast<const uint4*>(raw + r * kRowBytes<C> + k * 16);
           const std::uint32_t s = tb + r < t1 ? sc[r * kMxBlocks + k] : 0u;
-          mx16_to_bf16(v, mx::scale_value(s), conv + r * kLd + k * 32);
+          // Where Q K^T reads the stored bytes (gfx950), P V's dims (< Dl) are all it converts.
+          if (!kScaled || k < kDl / 32)
+            mx16_to_bf16(v, mx::scale_value(s), conv + r * kLd + k * 32);
           smem[L::kScale0 + r * kMxBlocks + k] = static_cast<unsigned char>(s);
         }
       }
