@@ -143,12 +143,14 @@ TEST_CASE("FNUZ: Q K^T from the gfx942 operands is within 2^-7 of float64, and N
         REQUIRE(std::fabs(s[r][t] - want) <= bound);
       }
   }
-  // A NaN in the cache (OCP 0x7f) makes that token's scores NaN for every q row, and only its.
+  // A NaN in the cache (OCP 0x7f) makes that token's scores NaN for every q row, and only its;
+  // a NaN in Q makes that row's scores NaN.
   k[9][300] = 0x7fu;
+  q[4][17] = std::numeric_limits<float>::quiet_NaN();
   gfx942_scores(q, k, s);
   for (int r = 0; r < 16; ++r)
     for (int t = 0; t < 16; ++t) {
       CAPTURE(r, t);
-      CHECK(std::isnan(s[r][t]) == (t == 9));
+      CHECK(std::isnan(s[r][t]) == (t == 9 || r == 4));
     }
 }
