@@ -343,14 +343,8 @@ struct PipeLaunch {
     }();
     (void)done;
   }
-  static int blocks_per_sm() {
-    static const int n = [] {
-      prepare();
-      int k = 0;
-      HIP_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(
-          &k, grouped_pipe_kernel<kFp16, D, NS, MT, WT, KB>, 128, kSmem));
-      return k;
-    }();
+  static int blocks_per_sm() {  // 0 where the tile exceeds the device's shared memory a block
+    static const int n = resident_blocks(grouped_pipe_kernel<kFp16, D, NS, MT, WT, KB>, 128, kSmem);
     return n;
   }
   static void launch(const Params& p, dim3 grid, hipStream_t stream) {

@@ -462,14 +462,8 @@ struct WgmmaLaunch {
     }();
     (void)done;
   }
-  static int blocks_per_sm() {
-    static const int n = [] {
-      prepare();
-      int k = 0;
-      HIP_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&k, grouped_wgmma_kernel<T, NS, WGS>,
-                                                             kThreads, kSmem));
-      return k;
-    }();
+  static int blocks_per_sm() {  // 0 where the tile exceeds the device's shared memory a block
+    static const int n = resident_blocks(grouped_wgmma_kernel<T, NS, WGS>, kThreads, kSmem);
     return n;
   }
   static void allow_big_clusters() {
