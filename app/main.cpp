@@ -238,15 +238,25 @@ void run_frame(app::App& app, const app::ExplorerOptions& opt, const Window& w,
   L.last_commands = 0;
   for (int i = 0; i < draw->CmdListsCount; ++i)
     L.last_commands += draw->CmdLists[i]->CmdBuffer.Size;
+  // In screenshot mode GL draws only the frames that are saved: the others run the UI (its
+  // animations and jobs) but nobody sees them, and a software GL spends most of a frame drawing.
+  // Frame statistics time every frame, so there every frame is drawn.
+  const bool shot_due =
+      L.screenshot &&
+      (opt.learn_all ? app.frame - L.shot_start >= opt.frames
+                     : app.frame >= opt.frames && (opt.start.empty() || L.idle_frames >= 3));
+  const bool draw_gl = !L.screenshot || L.frame_stats || shot_due;
   int fb_w = 0, fb_h = 0;
   SDL_GL_GetDrawableSize(w.sdl, &fb_w, &fb_h);
-  glViewport(0, 0, fb_w, fb_h);
-  glClearColor(0.10f, 0.11f, 0.13f, 1.00f);
-  glClear(GL_COLOR_BUFFER_BIT);
-  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  if (draw_gl) {
+    glViewport(0, 0, fb_w, fb_h);
+    glClearColor(0.10f, 0.11f, 0.13f, 1.00f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  }
   phase_done(app::FramePhase::kGlDraw);
   // d. Pictures: the screenshot after N frames (--learn all: one per beat), or File > Export.
-  if (L.screenshot && opt.learn_all && app.frame - L.shot_start >= opt.frames) {
+  if (shot_due && opt.learn_all) {
     const std::string base = opt.screenshot.substr(0, opt.screenshot.size() - 4);
     const std::string path = base + "-" + std::to_string(app.learn.chapter + 1) + "." +
                              std::to_string(app.learn.beat + 1) + ".png";
@@ -261,8 +271,7 @@ void run_frame(app::App& app, const app::ExplorerOptions& opt, const Window& w,
     app::learn::next_beat(app);
     if (app.learn.chapter == chapter && app.learn.beat == beat) L.done = true;  // the last one
     L.shot_start = app.frame;
-  } else if (L.screenshot && !opt.learn_all && app.frame >= opt.frames &&
-             (opt.start.empty() || L.idle_frames >= 3)) {
+  } else if (shot_due) {
     rec.screenshot = true;
     try {
       app::write_png_bottom_up(opt.screenshot, fb_w, fb_h, read_back_buffer(fb_w, fb_h));
@@ -281,7 +290,7 @@ void run_frame(app::App& app, const app::ExplorerOptions& opt, const Window& w,
     app.ui.png_request.clear();
   }
   phase_done(app::FramePhase::kReadback);
-  SDL_GL_SwapWindow(w.sdl);
+  if (draw_gl) SDL_GL_SwapWindow(w.sdl);
   phase_done(app::FramePhase::kSwap);
   // e. At most 60 frames a second when interactive (vsync does not block on every X server,
   // Xvfb among them), then the settings file when something changed (checked once a second;
