@@ -178,37 +178,19 @@ __global__ void __launch_bounds__(kThreads) mla_packed_kernel(PackedParams p) {
   mo::copy_wait<0>();
   __syncthreads();
   // AMD's 8-bit matrix paths (mla_packed_qk.h) multiply Q by the cache block as stored.
-#if defined(ATTNLAB_PACKED_SCALED_QK)
-  constexpr bool kScaled = C != Cache::k16;  // gfx950: fp8 and mxfp4 on the scaled MFMA
-#else
-  constexpr bool kScaled = false;
-#endif
-#if defined(ATTNLAB_PACKED_FNUZ_QK)
-  constexpr bool kFnuz = C == Cache::kFp8;  // gfx942: fp8, S^T = K Q^T on the fp8 MFMA
-#else
-  constexpr bool kFnuz = false;
-#endif
+  constexpr bool kRaw = raw_qk_on(C);
+  using Raw = RawQk<C>;
+  [[maybe_unused]] Raw rq;
   mo::FragA qf[kQkSteps];
-#if defined(ATTNLAB_PACKED_FNUZ_QK)
-  mx::FnuzQ fq[kFnuzBlocks];
-  if constexpr (kFnuz) {
-    fnuz_q(reinterpret_cast<const std::uint16_t*>(smem + L::kQ0), wq, lane, fq);
-  } else
-#endif
-#if defined(ATTNLAB_PACKED_SCALED_QK)
-    // 8-bit and 4-bit caches: Q as MX-FP8 for the scaled MFMA (wave 0: chunks 0 and 4).
-    ScaledQ sq[2];
-  if constexpr (kScaled) {
-    const std::uint16_t* qs = reinterpret_cast<const std::uint16_t*>(smem + L::kQ0);
-    sq[0] = scaled_q(qs, wq, lane);
-    if (wq == 0) sq[1] = scaled_q(qs, 4, lane);
-  } else
-#endif
   {
     const std::uint16_t* qs = reinterpret_cast<const std::uint16_t*>(smem + L::kQ0);
+    if constexpr (kRaw) {
+      rq.load(qs, wq, lane);
+    } else {
 #pragma unroll
-    for (int i = 0; i < kQkSteps; ++i)
-      mo::load_a(qf[i], qs + wq * (kQkSteps * 16) + i * 16, kLd, lane);
+      for (int i = 0; i < kQkSteps; ++i)
+        mo::load_a(qf[i], qs + wq * (kQkSteps * 16) + i * 16, kLd, lane);
+    }
   }
   __syncthreads();  // the Q staging area is reused from here on
 #pragma unroll
@@ -248,7 +230,7 @@ __global__ void __launch_bounds__(kThreads) mla_packed_kernel(PackedParams p) {
       std::uint16_t* conv = reinterpret_cast<std::uint16_t*>(smem + L::kConv0);
       if constexpr (C == Cache::kFp8) {
         // Where Q K^T reads the stored bytes, only P V's dims (< Dl) are converted.
-        constexpr int kChunks = (kScaled || kFnuz ? kDl : kDk) / 16;
+        constexpr int kChunks = (kRaw ? kDl : kDk) / 16;
         for (int c = tid; c < kBlockN * kChunks; c += kThreads) {
           const int r = c / kChunks, k = c % kChunks;
           const uint4 v = *reinterpret_cast<const uint4*>(raw + r * kDk + k * 16);
@@ -268,8 +250,7 @@ __global__ void __launch_bounds__(kThreads) mla_packed_kernel(PackedParams p) {
           const uint4 v = *reinterpret_cast<const uint4*>(raw + r * kRowBytes<C> + k * 16);
           const std::uint32_t s = tb + r < t1 ? sc[r * kMxBlocks + k] : 0u;
           // Where Q K^T reads the stored bytes (gfx950), P V's dims (< Dl) are all it converts.
-          if (!kScaled || k < kDl / 32)
-            mx16_to_bf16(v, mx::scale_value(s), conv + r * kLd + k * 32);
+          if (!kRaw || k < kDl / 32) mx16_to_bf16(v, mx::scale_value(s), conv + r * kLd + k * 32);
           smem[L::kScale0 + r * kMxBlocks + k] = static_cast<unsigned char>(s);
         }
       }
@@ -282,23 +263,11 @@ __global__ void __launch_bounds__(kThreads) mla_packed_kernel(PackedParams p) {
       mo::FragC s[kNTiles];
 #pragma unroll
       for (int n = 0; n < kNTiles; ++n) mo::zero(s[n]);
-#if defined(ATTNLAB_PACKED_SCALED_QK)
-      if constexpr (kScaled) {  // this wave's 128 dims (wave 0: and dims 512-575), as stored
-        const unsigned char* scales = smem + L::kScale0;
+      if constexpr (kRaw) {  // this wave's dims of the block, as stored
 #pragma unroll
-        for (int n = 0; n < kNTiles; ++n) {
-          scaled_qk<C>(s[n], sq[0], raw, scales, n * 16, wq, lane);
-          if (wq == 0) scaled_qk<C>(s[n], sq[1], raw, scales, n * 16, 4, lane);
-        }
-      } else
-#endif
-#if defined(ATTNLAB_PACKED_FNUZ_QK)
-          if constexpr (kFnuz) {  // this wave's 4 or 5 blocks of 32 dims, as stored
-#pragma unroll
-        for (int n = 0; n < kNTiles; ++n) fnuz_kq(s[n], fq, raw, n * 16, wq, lane);
-      } else
-#endif
-      {
+        for (int n = 0; n < kNTiles; ++n)
+          rq.product(s[n], raw, smem + L::kScale0, n * 16, wq, lane);
+      } else {
         // k-steps in pairs (one k32 product on gfx950; kernels/matrix_ops.h), the odd one last
 #pragma unroll
         for (int i = 0; i + 1 < kQkSteps; i += 2) {
@@ -329,8 +298,10 @@ __global__ void __launch_bounds__(kThreads) mla_packed_kernel(PackedParams p) {
       for (int n = 0; n < kNTiles; ++n)
 #pragma unroll
         for (int e = 0; e < mo::kFragCElems; ++e) {
-          const int r = kFnuz ? mo::frag_c_col(e, lane) : mo::frag_c_row(e, lane);  // q row
-          const int c = kFnuz ? mo::frag_c_row(e, lane) : mo::frag_c_col(e, lane);  // token
+          const int r =
+              Raw::kTransposed ? mo::frag_c_col(e, lane) : mo::frag_c_row(e, lane);  // q row
+          const int c =
+              Raw::kTransposed ? mo::frag_c_row(e, lane) : mo::frag_c_col(e, lane);  // token
           dst[r * L::kSLd + n * 16 + c] = s[n].v[e];
         }
     }

@@ -2,7 +2,8 @@
 // straight from the cache block as stored in shared memory, on the 8-bit matrix instructions:
 // gfx950's scaled MFMA for fp8 and mxfp4, gfx942's fp8 MFMA for fp8. Elsewhere (NVIDIA, other AMD
 // targets) the kernel converts the block to bf16 and multiplies that; the GPU tests check that
-// path. Included by decode_mla_packed.hip only.
+// path. The kernel sees one interface, RawQk<C>, on every target. Included by
+// decode_mla_packed.hip only.
 #pragma once
 #include <cstdint>
 
@@ -24,6 +25,28 @@ constexpr int kRowBytes = C == Cache::k16    ? kDk * 2
                           : C == Cache::kFp8 ? kDk
                                              : kDk / 2;
 
+// Whether this target multiplies Q by cache C's block as stored (then only P V's dims are
+// converted to bf16).
+#if defined(__gfx950__)
+constexpr bool raw_qk_on(Cache c) { return c != Cache::k16; }
+#elif defined(__gfx942__)
+constexpr bool raw_qk_on(Cache c) { return c == Cache::kFp8; }
+#else
+constexpr bool raw_qk_on(Cache) { return false; }
+#endif
+
+// This lane's Q operands, made once from the bf16 Q staged in shared memory (load), and the
+// partial scores of 16 tokens from the stored block (product). kTransposed: the accumulator's
+// rows are tokens and its columns q rows. Where raw_qk_on(C) is false the kernel never calls
+// them.
+template <Cache C, bool kOn = raw_qk_on(C)>
+struct RawQk {
+  static constexpr bool kTransposed = false;
+  __device__ __forceinline__ void load(const std::uint16_t*, int, int) {}
+  __device__ __forceinline__ void product(mo::FragC&, const unsigned char*, const unsigned char*,
+                                          int, int, int) const {}
+};
+
 #if defined(__gfx950__)
 // gfx950 (MI355X): Q K^T for fp8 and mxfp4 caches on v_mfma_scale_f32_16x16x128_f8f6f4, which
 // reads 8-bit or 4-bit operands with one E8M0 scale per lane, i.e. per 32 k values: an mxfp4
@@ -35,7 +58,6 @@ constexpr int kRowBytes = C == Cache::k16    ? kDk * 2
 // C as every 16x16 MFMA (kernels/matrix_ops.h). UNVERIFIED ON HARDWARE: compile-checked only,
 // the lane layout after AMD's matrix instruction calculator; the NVIDIA build keeps the bf16
 // conversion path the GPU tests check.
-#define ATTNLAB_PACKED_SCALED_QK 1
 typedef int Int8v __attribute__((ext_vector_type(8)));
 typedef float Float4v __attribute__((ext_vector_type(4)));
 
@@ -104,6 +126,23 @@ __device__ __forceinline__ void scaled_qk(mo::FragC& s, const ScaledQ& a, const 
   s.v[2] = acc[2];
   s.v[3] = acc[3];
 }
+
+// Each wave takes its 128-dim chunk; wave 0 also chunk 4 (dims 512-575).
+template <Cache C>
+struct RawQk<C, true> {
+  static constexpr bool kTransposed = false;
+  ScaledQ sq[2];
+  __device__ __forceinline__ void load(const std::uint16_t* qs, int wq, int lane) {
+    sq[0] = scaled_q(qs, wq, lane);
+    if (wq == 0) sq[1] = scaled_q(qs, 4, lane);
+  }
+  __device__ __forceinline__ void product(mo::FragC& s, const unsigned char* raw,
+                                          const unsigned char* scales, int tok0, int wq,
+                                          int lane) const {
+    scaled_qk<C>(s, sq[0], raw, scales, tok0, wq, lane);
+    if (wq == 0) scaled_qk<C>(s, sq[1], raw, scales, tok0, 4, lane);
+  }
+};
 #elif defined(__gfx942__)
 // gfx942 (MI300X): Q K^T for fp8 caches on v_mfma_f32_16x16x32_fp8_fp8, whose e4m3 is FNUZ
 // (mxfp4_device.h: OCP bytes stand for half their value there; -0 and NaN are rewritten, four
@@ -118,7 +157,6 @@ __device__ __forceinline__ void scaled_qk(mo::FragC& s, const ScaledQ& a, const 
 // checked only; the operand bytes and multipliers are checked on the CPU against float64
 // (tests/test_fnuz.cpp, with the MFMA's sum written out), and the NVIDIA build keeps the bf16
 // conversion path that the GPU tests check.
-#define ATTNLAB_PACKED_FNUZ_QK 1
 typedef float Float4v __attribute__((ext_vector_type(4)));
 constexpr int kFnuzBlocks = 5;  // most 32-dim blocks a wave
 __device__ __forceinline__ int fnuz_first(int w) { return 4 * w + (w < 2 ? w : 2); }
@@ -143,6 +181,11 @@ __device__ __forceinline__ void fnuz_q(const std::uint16_t* qs, int wq, int lane
   }
 }
 
+// Two words of four fp8 bytes as one operand, the first word's bytes first.
+__device__ __forceinline__ long fnuz8(std::uint32_t lo, std::uint32_t hi) {
+  return static_cast<long>(lo) | static_cast<long>(hi) << 32;
+}
+
 // s^T += K Q^T over this wave's blocks for 16 tokens (rows tok0 .. of the raw fp8 stage).
 __device__ __forceinline__ void fnuz_kq(mo::FragC& s, const mx::FnuzQ (&q)[kFnuzBlocks],
                                         const unsigned char* raw, int tok0, int wq, int lane) {
@@ -153,16 +196,27 @@ __device__ __forceinline__ void fnuz_kq(mo::FragC& s, const mx::FnuzQ (&q)[kFnuz
   for (int i = 0; i < kFnuzBlocks; ++i) {
     if (i >= fnuz_count(wq)) break;
     const uint2 k = *reinterpret_cast<const uint2*>(krow + i * 32);
-    const long a = static_cast<long>(mx::ocp_to_fnuz_x4(k.x)) |
-                   static_cast<long>(mx::ocp_to_fnuz_x4(k.y)) << 32;
-    const long bh = static_cast<long>(q[i].hi[0]) | static_cast<long>(q[i].hi[1]) << 32;
-    const long bl = static_cast<long>(q[i].lo[0]) | static_cast<long>(q[i].lo[1]) << 32;
+    const long a = fnuz8(mx::ocp_to_fnuz_x4(k.x), mx::ocp_to_fnuz_x4(k.y));
+    const long bh = fnuz8(q[i].hi[0], q[i].hi[1]), bl = fnuz8(q[i].lo[0], q[i].lo[1]);
     const Float4v ph = __builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8(a, bh, zero, 0, 0, 0);
     const Float4v pl = __builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8(a, bl, zero, 0, 0, 0);
 #pragma unroll
     for (int e = 0; e < 4; ++e) s.v[e] += ph[e] * q[i].mul_hi + pl[e] * q[i].mul_lo;
   }
 }
+
+template <Cache C>
+struct RawQk<C, true> {
+  static constexpr bool kTransposed = true;
+  mx::FnuzQ q[kFnuzBlocks];
+  __device__ __forceinline__ void load(const std::uint16_t* qs, int wq, int lane) {
+    fnuz_q(qs, wq, lane, q);
+  }
+  __device__ __forceinline__ void product(mo::FragC& s, const unsigned char* raw,
+                                          const unsigned char*, int tok0, int wq, int lane) const {
+    fnuz_kq(s, q, raw, tok0, wq, lane);
+  }
+};
 #endif
 
 }  // namespace mla_packed
