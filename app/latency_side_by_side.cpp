@@ -35,7 +35,7 @@ constexpr int kMaxCells = 64;  // cells a side the maps show; larger outputs are
 // How many of n values one shown cell averages (vis::draw_heatmap's blocks): "2", or "1-2"
 // where n does not divide evenly.
 std::string block_span(int n) {
-  const int cells = std::min(n, kMaxCells);
+  const int cells = vis::heatmap_cells(n, kMaxCells);
   const int lo = n / cells, hi = (n + cells - 1) / cells;
   return lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi);
 }

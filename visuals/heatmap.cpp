@@ -49,6 +49,8 @@ void hatch(ImDrawList* dl, ImVec2 a, ImVec2 b) {
 
 }  // namespace
 
+int heatmap_cells(int n, int max_cells) { return std::min(n, std::max(1, max_cells)); }
+
 bool draw_heatmap(const char* id, const HeatmapSpec& s, ImVec2 size, bool tooltip) {
   if (size.x <= 0) size.x = std::max(50.0f, ImGui::GetContentRegionAvail().x);
   if (size.y <= 0) size.y = size.x;
@@ -65,8 +67,8 @@ bool draw_heatmap(const char* id, const HeatmapSpec& s, ImVec2 size, bool toolti
   // Shown grid: at most max_cells a side (blocks averaged over their unmasked cells, masked
   // when all are), and runs of equal colour along a row drawn as one rectangle, so a 64 x 64
   // map stays a few thousand vertices.
-  const int dr = std::min(s.rows, std::max(1, s.max_cells));
-  const int dc = std::min(s.cols, std::max(1, s.max_cells));
+  const int dr = heatmap_cells(s.rows, s.max_cells);
+  const int dc = heatmap_cells(s.cols, s.max_cells);
   const float bw = size.x / static_cast<float>(dc);
   const float bh = size.y / static_cast<float>(dr);
   auto index = [&](int r, int c) {

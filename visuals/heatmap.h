@@ -36,6 +36,9 @@ struct HeatmapSpec {
   int max_cells = 64;  // cells shown per side at most (blocks are averaged)
 };
 
+// The cells draw_heatmap shows along a side of n values, at most max_cells: cell i is the mean
+// of values [i * n / cells, (i + 1) * n / cells).
+int heatmap_cells(int n, int max_cells);
 // One item of `size` pixels (cells are size / (cols, rows)); a tooltip shows the cell under the
 // mouse ("query 5, key 3: p = 0.12" or "masked"). Returns true when hovered.
 bool draw_heatmap(const char* id, const HeatmapSpec& spec, ImVec2 size, bool tooltip = true);
