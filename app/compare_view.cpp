@@ -34,6 +34,7 @@ struct ColumnFigures {
   std::optional<RecordedResult> measured;
   std::vector<vis::TapeColumn> tape;  // one full layer's cache columns
   float elements = 0;                 // per token of that layer
+  bool windowed = false;              // the context is longer than the layer's window
 };
 
 ColumnFigures figures_of(const App& app, const attn::ModelConfig& m, const CompareColumn& c) {
@@ -48,6 +49,7 @@ ColumnFigures figures_of(const App& app, const attn::ModelConfig& m, const Compa
   f.measured = find_recorded_gpu(f.layer, app.batch, app.seq, app.kv_dtype);
   f.tape = learn::tape_columns(f.layer);
   for (const vis::TapeColumn& t : f.tape) f.elements += t.elements;
+  f.windowed = f.layer.window > 0 && app.seq > f.layer.window;
   return f;
 }
 
@@ -222,7 +224,7 @@ void draw_compare_view(App& app) {
       for (const vis::TapeColumn& t : f->tape)
         if (std::find(shown.begin(), shown.end(), t.concept) == shown.end())
           shown.push_back(t.concept);
-      windowed = windowed || (f->layer.window > 0 && app.seq > f->layer.window);
+      windowed = windowed || f->windowed;
     }
   std::sort(shown.begin(), shown.end());
   picture_legend(shown, windowed);
@@ -265,7 +267,7 @@ void draw_compare_view(App& app) {
     st.px_per_element = ppe;
     st.height = tape_h;
     st.rows_drawn = 12;
-    if (f.layer.window > 0 && app.seq > f.layer.window)  // only the last W of S tokens are read
+    if (f.windowed)  // only the last W of S tokens are read
       st.window_from = 1.0f - static_cast<float>(f.layer.window) / static_cast<float>(app.seq);
     vis::draw_tape(dl, nullptr, tape_at, f.tape, st);
     ImGui::SetCursorScreenPos(ImVec2(x + 4, tape_at.y + tape_h + 10));
