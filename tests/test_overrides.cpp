@@ -8,33 +8,9 @@
 
 #include "kernels/bench_cpu.h"
 #include "kernels/overrides.h"
+#include "scoped_env.h"
 
-namespace {
-
-// Sets `name` for the scope (nullptr: unset), restoring what was there.
-struct ScopedEnv {
-  std::string name;
-  bool had = false;
-  std::string old;
-  ScopedEnv(const char* n, const char* value) : name(n) {
-    if (const char* e = std::getenv(n)) {
-      had = true;
-      old = e;
-    }
-    if (value)
-      ::setenv(n, value, 1);
-    else
-      ::unsetenv(n);
-  }
-  ~ScopedEnv() {
-    if (had)
-      ::setenv(name.c_str(), old.c_str(), 1);
-    else
-      ::unsetenv(name.c_str());
-  }
-};
-
-}  // namespace
+using test_env::ScopedEnv;
 
 TEST_CASE("overrides: integers parse whole, anything else is not set", "[overrides]") {
   // {value, read_overrides' field (0 = not set), env_int with the default 7}

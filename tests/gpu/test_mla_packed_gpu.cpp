@@ -21,6 +21,8 @@
 #include "attention/reference.h"
 #include "kernels/gpu.h"
 
+#include "../scoped_env.h"
+
 namespace {
 
 constexpr int kDl = 512, kDr = 64, kDk = kDl + kDr;
@@ -128,7 +130,7 @@ TEST_CASE(
     "reference for every cache dtype",
     "[gpu][mla][packed]") {
   if (!have_gpu()) return;
-  setenv("ATTNLAB_MLA_PACKED_STAGES", "1", 1);
+  const test_env::ScopedEnv one_stage("ATTNLAB_MLA_PACKED_STAGES", "1");
   std::uint32_t seed = 7101;
   for (attn::DType dt :
        {attn::DType::kBf16, attn::DType::kFp16, attn::DType::kFp8, attn::DType::kMxfp4}) {
@@ -139,7 +141,6 @@ TEST_CASE(
       check_batch(packed(rng2, 2, {4}, 300), 63, dt, seed++, splits);
     }
   }
-  unsetenv("ATTNLAB_MLA_PACKED_STAGES");
 }
 
 TEST_CASE("gpu packed MLA decode: split counts, causal rows and AMD's q_len 1..4 shapes",
